@@ -1,0 +1,166 @@
+"""The model of seed 003 §3: atoms, their probabilities, and closed forms.
+
+A randomized vector with ``l`` set bits contributes ``w_l = (q/p)**(L - 2l)``
+to ``X``. The zero vector sets ``l ~ Bin(L, q)`` bits, the outlier
+``l ~ Bin(L, p)``. Everything here is computed in log space so that
+``L`` up to 1024 neither overflows nor silently underflows.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import brentq
+
+from .params import Problem, check_int, check_open, resolve_eps
+
+UNIT = float(np.finfo(np.float64).eps) / 2.0
+
+
+@dataclass(frozen=True)
+class Atoms:
+    """Atoms of one summand of ``X`` and their probabilities (host arrays).
+
+    Attributes
+    ----------
+    log_r : float
+        ``log(q/p) < 0``.
+    log_w : ndarray
+        ``log w_l`` for ``l = 0..L``.
+    shifted : ndarray
+        ``v_l = w_l - w_0 >= 0``: the atoms shifted by the smallest one.
+    log_p0, log_p1 : ndarray
+        Log-probabilities of ``l`` set bits for a zero vector and for the outlier.
+    value_error : float
+        Relative error bound of every ``shifted[l]`` and of ``w_0``.
+    prob_error : float
+        Relative error bound of every ``exp(log_p0[l])`` and ``exp(log_p1[l])``.
+    """
+
+    bits: int
+    q: float
+    log_r: float
+    log_w: np.ndarray
+    shifted: np.ndarray
+    log_p0: np.ndarray
+    log_p1: np.ndarray
+    value_error: float
+    prob_error: float
+
+    @property
+    def w0(self) -> float:
+        """The smallest atom ``(q/p)**L``."""
+        return math.exp(self.log_w[0])
+
+
+def atoms(bits: int, q: float) -> Atoms:
+    """Build the atoms for ``bits`` bits flipped with probability ``q``."""
+    bits = check_int("bits", bits, 1, 1024)
+    q = check_open("q", q, 0.0, 0.5)
+    log_q = math.log(q)
+    log_p = math.log1p(-q)
+    log_r = log_q - log_p
+    l = np.arange(bits + 1, dtype=np.float64)
+    log_w = (bits - 2.0 * l) * log_r
+    # v_l = w_0 * (r^(-2l) - 1), computed without cancellation.
+    shifted = np.exp(bits * log_r) * np.expm1(-2.0 * l * log_r)
+    log_comb = np.array([math.log(math.comb(bits, k)) for k in range(bits + 1)])
+    log_p0 = log_comb + l * log_q + (bits - l) * log_p
+    log_p1 = log_p0[::-1].copy()
+    value_error = 8.0 * UNIT * (2.0 + 2.0 * bits * abs(log_r))
+    prob_error = 8.0 * UNIT * (2.0 + float(log_comb.max()) + bits * (abs(log_q) + abs(log_p)))
+    return Atoms(bits, q, log_r, log_w, shifted, log_p0, log_p1, value_error, prob_error)
+
+
+def log_phi(q: float) -> float:
+    """``log φ`` with ``φ = (p³ + q³)/(pq) = 1 + (p - q)²/(pq)`` (seed 003, 3.14)."""
+    p = 1.0 - q
+    return math.log1p((p - q) ** 2 / (p * q))
+
+
+def _moments_x(n: int, bits: int, q: float) -> tuple[float, float]:
+    """Closed-form mean and variance of ``X`` (seed 003 §3.1, Appendix 1)."""
+    lp = log_phi(q)
+    phi = math.exp(lp)
+    mean = (n - 1) + math.exp(bits * lp)
+    var0 = math.expm1(bits * lp)
+    # Var X1 = (φ² + φ − 1)^L − φ^(2L) = φ^(2L) · expm1(L log(1 + (φ − 1)/φ²)).
+    var1 = math.exp(2 * bits * lp) * math.expm1(bits * math.log1p((phi - 1.0) / phi**2))
+    return mean, (n - 1) * var0 + var1
+
+
+def moments(n: int, bits: int, q: float) -> tuple[float, float]:
+    """Closed-form mean and variance of the privacy ratio ``R = X / n``.
+
+    Parameters
+    ----------
+    n, bits, q
+        See :class:`gpu_rs.params.Problem`.
+
+    Returns
+    -------
+    (mean, variance) : tuple of float
+        ``inf`` where the value overflows float64 (very small ``q``, large ``bits``).
+    """
+    prob = Problem(n, bits, q, 1.0)
+    try:
+        mean, var = _moments_x(prob.n, prob.bits, prob.q)
+    except OverflowError:
+        return math.inf, math.inf
+    return mean / prob.n, var / prob.n**2
+
+
+def _q_from_phi(phi: float) -> float:
+    """Invert (3.14) for ``q < 1/2`` (seed 003, 3.16)."""
+    s = phi + 1.0
+    return 1.0 / (1.0 + (s + math.sqrt(s * s - 4.0)) / 2.0)
+
+
+def three_sigma_q(n: int, bits: int, eps: float | None = None, *, ratio: float | None = None) -> float:
+    """The seed's 3σ rule: the smallest ``q`` with ``μ + 3σ ≤ e^ε`` by (3.15).
+
+    This does not bound the tail; :func:`gpu_rs.tail` at the returned ``q``
+    says what it really risks.
+
+    Raises
+    ------
+    ValueError
+        If no ``q`` in ``(0, 1/2)`` satisfies the rule (``e^ε ≤ 1 + 1/n``).
+    """
+    eps = resolve_eps(eps, ratio)
+    prob = Problem(n, bits, 0.25, eps)
+    nn, L, lam = prob.n, prob.bits, prob.ratio
+
+    def excess(log_phi_: float) -> float:
+        phi = math.exp(log_phi_)
+        a = math.exp(L * log_phi_ - math.log(nn))
+        cross = math.exp(2 * L * log_phi_) * math.expm1(L * math.log1p((phi - 1.0) / phi**2))
+        return 1.0 + a + 3.0 * math.sqrt(a + cross / nn**2) - lam
+
+    if excess(0.0) > 0:
+        raise ValueError(
+            f"ratio e^eps = {lam:.6g} must exceed 1 + 1/n = {1 + 1 / nn:.6g} for the 3-sigma rule"
+        )
+    hi = 1.0
+    while excess(hi) <= 0:
+        hi *= 2.0
+        if hi > 700.0 / L:
+            raise ValueError("the 3-sigma rule is met for every q: eps is too large")
+    root = brentq(excess, 0.0, hi, xtol=1e-15, rtol=8 * UNIT)
+    return _q_from_phi(math.exp(root))
+
+
+def local_dp_q(bits: int, eps: float | None = None, *, ratio: float | None = None) -> float:
+    """Flip probability for ε-local DP of an L-bit report: ``1/(1 + λ^(1/L))`` (seed 003, 4.2)."""
+    eps = resolve_eps(eps, ratio)
+    bits = check_int("bits", bits, 1, 1024)
+    return 1.0 / (1.0 + math.exp(eps / bits))
+
+
+def precision_sigma(n: int, q: float) -> float:
+    """Standard deviation of the count estimate ``d̂``: ``√(qpN)/(p − q)`` (seed 003 §4)."""
+    prob = Problem(n, 1, q, 1.0)
+    p = 1.0 - prob.q
+    return math.sqrt(prob.q * p * prob.n) / (p - prob.q)

@@ -1,0 +1,108 @@
+"""Reduce ``P[X > t]`` to a tail of a sum of bounded summands.
+
+A vector whose atom alone exceeds ``t = n e^ε`` makes ``X > t`` certain (all
+atoms are positive). With ``A`` the event that no vector has such an atom,
+
+    P[X > t] = 1 − P[A] · (1 − P[Y > y | A]),
+
+where, given ``A``, the summands are independent with their laws truncated to
+the remaining atoms, ``Y = X − n w_0`` is ``X`` shifted by its smallest atom,
+and ``y = n (e^ε − w_0)``. ``P[A] = a_0^{n−1} a_1`` is computed in closed
+form, so single vectors with many flipped bits are treated exactly and apart.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import logsumexp
+
+from .chernoff import Law, SumLaw
+from .model import UNIT, Atoms
+from .params import Problem
+
+
+@dataclass(frozen=True)
+class Reduced:
+    """The truncated problem.
+
+    Attributes
+    ----------
+    law : SumLaw or None
+        Law of ``Y`` given ``A``; None where ``P[A] = 0`` (some law has only big atoms).
+    log_keep : float
+        ``log P[A]`` as computed; ``keep_error`` bounds its absolute error.
+    y : float
+        Threshold on ``Y`` (on ``J`` for a lattice); the true threshold and the float-rounded atoms are
+        covered by the relative ``slack``: use ``y (1 − slack)`` for upper
+        bounds and ``y (1 + slack)`` for lower bounds.
+    step : float
+        For ``bits = 1`` the lattice step ``v_1``: ``Y = step · J`` with
+        integer ``J``, and ``law`` and ``y`` are in units of the step; 0 otherwise.
+    """
+
+    law: SumLaw | None
+    log_keep: float
+    keep_error: float
+    y: float
+    slack: float
+    step: float
+
+    @property
+    def y_upper(self) -> float:
+        """Threshold to use for an upper bound on the tail."""
+        return self.y * (1.0 - self.slack)
+
+    @property
+    def y_lower(self) -> float:
+        """Threshold to use for a lower bound on the tail."""
+        return self.y * (1.0 + self.slack)
+
+
+def _truncate(log_p: np.ndarray, small: np.ndarray) -> tuple[float, float]:
+    """(log of the kept mass, mass removed)."""
+    big_mass = float(np.exp(log_p[~small]).sum()) if (~small).any() else 0.0
+    if not small.any():
+        return -math.inf, big_mass
+    if big_mass < 0.5:
+        return math.log1p(-big_mass), big_mass
+    return float(logsumexp(log_p[small])), big_mass
+
+
+def reduce_problem(prob: Problem, at: Atoms) -> Reduced:
+    """Split off the atoms that alone cross the threshold (see module docstring)."""
+    log_t = prob.log_threshold
+    margin = at.value_error + 8.0 * UNIT * (1.0 + abs(log_t))
+    small = at.log_w <= log_t + margin
+    m = prob.n - 1
+    log_a0, big0 = _truncate(at.log_p0, small)
+    log_a1, big1 = _truncate(at.log_p1, small)
+    kappa = at.prob_error
+    y = prob.n * (math.exp(prob.eps) - at.w0)
+    if not math.isfinite(y):
+        raise ValueError(f"eps is too large: n * e^eps overflows float64 (eps={prob.eps:g})")
+    slack = at.value_error + 8.0 * UNIT * (4.0 + abs(prob.eps))
+    if not math.isfinite(log_a1) or (m > 0 and not math.isfinite(log_a0)):
+        return Reduced(None, -math.inf, 0.0, y, slack, 0.0)
+    log_keep = (m * log_a0 if m else 0.0) + log_a1
+    err = 0.0
+    for count, log_a, big in ((m, log_a0, big0), (1, log_a1, big1)):
+        if count:
+            err += count * (2.0 * kappa * big / math.exp(log_a) + 4.0 * UNIT * abs(log_a))
+    err += 4.0 * UNIT * abs(log_keep)
+
+    values = at.shifted
+    step = float(values[1]) if prob.bits == 1 else 0.0
+    if step:
+        # Work in units of the lattice step: Y = step * J with integer J.
+        values = np.array([0.0, 1.0])
+        y /= step
+        slack += 4.0 * UNIT
+
+    def law(log_p: np.ndarray, log_a: float) -> Law:
+        return Law(values[small].copy(), log_p[small] - log_a)
+
+    zero = law(at.log_p0, log_a0) if m else Law(np.zeros(1), np.zeros(1))
+    return Reduced(SumLaw(zero, law(at.log_p1, log_a1), m, kappa), log_keep, err, y, slack, step)

@@ -1,0 +1,249 @@
+"""``tail``: certified bounds on ``P[R > e^ε]`` (SPEC §2, §4)."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from .backend import Backend, get_backend
+from .charfn import Spectrum, spectrum
+from .errors import MemoryBudgetError
+from .lattice import lattice_tail
+from .model import UNIT, atoms
+from .params import Problem, check_open, resolve_eps
+from .reduce import Reduced, reduce_problem
+from .results import ErrorBudget, TailBound
+from .selberg import interval_bounds
+
+BLOCK = 1 << 17
+"""Frequencies evaluated per block (bounds the temporaries: about 100 bytes each)."""
+BYTES_PER_TERM = 32
+"""Memory kept per frequency: real part, imaginary part, error bound, modulus."""
+FIRST_TERMS = 1 << 11
+DEFAULT_MAX_TERMS = 1 << 24
+
+
+@dataclass(frozen=True)
+class Partial:
+    """Bounds on ``P[Y > y | A]`` and what they cost."""
+
+    lower: float
+    upper: float
+    budget: ErrorBudget
+    method: str
+    points: int
+    memory: int
+
+
+class SpectrumCache:
+    """``φ_k`` for ``k = 1 … K``, grown block by block as the resolution is refined."""
+
+    def __init__(self, xp: Any, law: Any, a: float, period: float) -> None:
+        self.xp, self.law, self.a, self.period = xp, law, a, period
+        self.blocks: list[Spectrum] = []
+        self.size = 0
+
+    def upto(self, K: int) -> list[tuple[int, Spectrum]]:
+        """Blocks ``(first k, spectrum)`` covering at least ``k = 1 … K``."""
+        while self.size < K:
+            k0 = self.size + 1
+            k1 = k0 + min(BLOCK, K - self.size)
+            self.blocks.append(spectrum(self.xp, self.law, self.a, self.period, k0, k1))
+            self.size = k1 - 1
+        return list(zip(self._starts(), self.blocks))
+
+    def _starts(self) -> list[int]:
+        starts, k = [], 1
+        for b in self.blocks:
+            starts.append(k)
+            k += int(b.re.shape[0])
+        return starts
+
+
+def _selberg(be: Backend, red: Reduced, target: float, max_terms: int) -> Partial:
+    """``P[Y > y]`` from the characteristic function and Vaaler's majorants."""
+    law = red.law
+    y_up, y_lo = red.y_upper, red.y_lower
+    delta = max(1e-300, 1e-3 * target)
+    a = min(law.lower_quantile(delta), y_up)
+    top = max(law.upper_quantile(delta), y_lo)
+    span = top - a
+    a, top = a - 0.05 * span, top + 0.05 * span
+    period = top - a
+    below, above = law.lower_tail(a), law.upper_tail(top)
+    alphas = ((y_up - a) / period, (y_lo - a) / period)
+    cache = SpectrumCache(be.xp, law, a, period)
+    K = FIRST_TERMS
+    while True:
+        lower, upper, roundoff = interval_bounds(be.xp, cache.upto(K), K, alphas)
+        resolution = upper - lower
+        width = resolution + 2.0 * roundoff + 2.0 * above + below
+        if width <= target or K >= max_terms:
+            break
+        other = width - resolution
+        if other >= 0.5 * target:
+            break
+        grow = 1.25 * resolution / (target - other)
+        K = int(min(max_terms, max(2 * K, math.ceil(K * grow))))
+    budget = ErrorBudget(discretization=resolution, truncation=2.0 * above + below, roundoff=2.0 * roundoff)
+    return Partial(lower - roundoff - above - below, upper + roundoff + above, budget, "selberg", K, cache.size * BYTES_PER_TERM + BLOCK * 100)
+
+
+def _lattice(be: Backend, red: Reduced, target: float, inclusive: bool) -> Partial:
+    """``P[Y > y]`` for ``bits = 1``: ``Y = step · J`` with integer ``J``, inverted exactly."""
+    r_up, r_lo = red.y_upper, red.y_lower
+    if inclusive:
+        j_up, j_lo = math.ceil(r_up), math.ceil(r_lo)
+    else:
+        j_up, j_lo = math.floor(r_up) + 1, math.floor(r_lo) + 1
+    delta = max(1e-300, 1e-3 * target)
+    lower, upper, trunc, roundoff, size = lattice_tail(be.xp, red.law, j_up, j_lo, delta)
+    budget = ErrorBudget(discretization=0.0, truncation=trunc, roundoff=2.0 * roundoff)
+    return Partial(lower, upper, budget, "lattice", size, size * (BYTES_PER_TERM + 48))
+
+
+def _partial(be: Backend, red: Reduced, target: float, inclusive: bool, max_terms: int) -> Partial:
+    """Bounds on ``P[Y > y | A]``, taking every exact shortcut first."""
+    law = red.law
+    y_up, y_lo = red.y_upper, red.y_lower
+    exact = ErrorBudget()
+    if law.max < y_up or (not inclusive and law.max <= y_up):
+        return Partial(0.0, 0.0, exact, "exact", 0, 0)
+    if law.min > y_lo:
+        return Partial(1.0, 1.0, exact, "exact", 0, 0)
+    hi_tail = law.upper_tail(y_up)
+    if hi_tail <= 0.5 * target:
+        return Partial(0.0, hi_tail, ErrorBudget(truncation=hi_tail), "chernoff", 0, 0)
+    lo_tail = law.lower_tail(y_lo)
+    if lo_tail <= 0.5 * target:
+        return Partial(1.0 - lo_tail, 1.0, ErrorBudget(truncation=lo_tail), "chernoff", 0, 0)
+    if red.step:
+        return _lattice(be, red, target, inclusive)
+    return _selberg(be, red, target, max_terms)
+
+
+def plan_terms(be: Backend, max_terms: int, max_memory: int | None) -> int:
+    """How many frequencies the memory budget allows; refuses up front if too few."""
+    budget = be.free_memory() // 2 if max_memory is None else int(max_memory)
+    fit = (budget - BLOCK * 100) // BYTES_PER_TERM
+    if fit < FIRST_TERMS:
+        need = FIRST_TERMS * BYTES_PER_TERM + BLOCK * 100
+        raise MemoryBudgetError(
+            f"max_memory must allow at least {need / 2**20:.1f} MiB for this query: got {budget / 2**20:.1f} MiB"
+        )
+    return int(min(max_terms, fit))
+
+
+def _combine(red: Reduced, part: Partial) -> tuple[float, float]:
+    """``P[X > t] = 1 − P[A] (1 − P[Y > y | A])`` with ``P[A]`` bracketed."""
+    if red.law is None:
+        return 1.0, 1.0
+    hi_log = min(0.0, red.log_keep + red.keep_error)
+    lo_log = red.log_keep - red.keep_error
+    lower = -math.expm1(hi_log) + math.exp(hi_log) * part.lower
+    upper = -math.expm1(lo_log) + math.exp(lo_log) * part.upper
+    lower = max(0.0, lower - 4 * UNIT * abs(lower))
+    upper = min(1.0, upper + 4 * UNIT * abs(upper))
+    return lower, upper
+
+
+def tail(
+    n: int,
+    bits: int,
+    q: float,
+    eps: float | None = None,
+    *,
+    ratio: float | None = None,
+    inclusive: bool = False,
+    rel_width: float = 1e-3,
+    abs_width: float = 1e-12,
+    backend: str = "auto",
+    max_terms: int = DEFAULT_MAX_TERMS,
+    max_memory: int | None = None,
+) -> TailBound:
+    """Certified bounds on ``P[R > e^eps]`` for the worst-case collection.
+
+    Parameters
+    ----------
+    n : int
+        Number of users, ``1 <= n <= 10**9``.
+    bits : int
+        Bits per report ``L``, ``1 <= bits <= 1024``.
+    q : float
+        Flip probability, ``0 < q < 1/2``.
+    eps : float, optional
+        Privacy level ``ε > 0``; give this or ``ratio = e^ε``.
+    inclusive : bool
+        Bound ``P[R >= e^eps]`` instead of the strict tail.
+    rel_width, abs_width : float
+        Target: ``upper - lower <= max(rel_width * lower, abs_width)``.
+    backend : {"auto", "numpy", "cupy"}
+        Array backend; ``auto`` picks CuPy where a CUDA device is usable,
+        unless ``GPU_RS_BACKEND`` says otherwise.
+    max_terms : int
+        Most Fourier terms to use before giving up on the target width.
+    max_memory : int, optional
+        Memory budget in bytes (default: half the free memory of the device).
+
+    Returns
+    -------
+    TailBound
+        ``lower <= P <= upper``, certified; ``met`` says whether the target
+        width was reached.
+    """
+    start = time.perf_counter()
+    eps = resolve_eps(eps, ratio)
+    prob = Problem(n, bits, q, eps)
+    rel_width = check_open("rel_width", rel_width, 0.0, 1.0)
+    if isinstance(abs_width, bool) or not isinstance(abs_width, (int, float)) or not 0.0 <= abs_width < 1.0:
+        raise ValueError(f"abs_width must be a number in [0, 1): got {abs_width!r}")
+    max_terms = int(max_terms)
+    if max_terms < FIRST_TERMS:
+        raise ValueError(f"max_terms must be an integer >= {FIRST_TERMS}: got {max_terms}")
+    be = get_backend(backend)
+    max_terms = plan_terms(be, max_terms, max_memory)
+    red = reduce_problem(prob, atoms(prob.bits, prob.q))
+    if red.law is None:
+        part = Partial(1.0, 1.0, ErrorBudget(), "exact", 0, 0)
+    else:
+        keep = math.exp(red.log_keep)
+        gone = -math.expm1(red.log_keep)
+
+        def inner_target(tail_guess: float) -> float:
+            return max(abs_width, rel_width * tail_guess, 1e-300) / keep
+
+        target = inner_target(gone + keep * red.law.upper_tail(red.y_upper))
+        part = _partial(be, red, target, inclusive, max_terms)
+        for _ in range(3):
+            lower, upper = _combine(red, part)
+            if upper - lower <= max(abs_width, rel_width * lower):
+                break
+            refined = inner_target(lower)
+            if refined >= 0.9 * target:
+                break
+            target = refined
+            part = _partial(be, red, target, inclusive, max_terms)
+    lower, upper = _combine(red, part)
+    estimate = 0.5 * (lower + upper)
+    met = upper - lower <= max(abs_width, rel_width * lower)
+    return TailBound(
+        n=prob.n,
+        bits=prob.bits,
+        q=prob.q,
+        eps=prob.eps,
+        lower=lower,
+        estimate=estimate,
+        upper=upper,
+        inclusive=inclusive,
+        rel_width=rel_width,
+        abs_width=abs_width,
+        met=met,
+        method=part.method,
+        backend=be.name,
+        grid_points=part.points,
+        memory_bytes=part.memory,
+        seconds=time.perf_counter() - start,
+        budget=part.budget,
+    )
