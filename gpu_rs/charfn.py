@@ -34,28 +34,24 @@ class Spectrum:
     modulus: Any
 
 
-def _summand_log(xp: Any, omega: Any, law: Law, prob_error: float) -> tuple[Any, Any, Any]:
+def _summand_log(xp: Any, omega: Any, law: Law) -> tuple[Any, Any, Any]:
     """``log φ`` of one summand, centred at its mean: (log-modulus, argument, error bound)."""
     mu = law.mean
-    probs = [float(p) for p in law.probs]
-    devs = [float(v) - mu for v in law.values]
+    atoms = [(float(p), float(v) - mu, float(e)) for p, v, e in zip(law.probs, law.values, law.rel_error) if p > 0.0]
+    # Every term p (e^{ix} - 1) has modulus 2 p |sin(x/2)|; recursive summation of the real
+    # and imaginary parts errs by at most 2 len(atoms) u times the sum of those moduli.
+    rounding = (2.0 * len(atoms) + 6.0) * UNIT
     re = xp.zeros_like(omega)
     im = xp.zeros_like(omega)
-    a_sum = xp.zeros_like(omega)
-    b_sum = xp.zeros_like(omega)
-    for p, d in zip(probs, devs):
-        if p == 0.0:
-            continue
+    e_z = xp.zeros_like(omega)
+    for p, d, rel in atoms:
         x = omega * d
         s = xp.sin(x * 0.5)
         re = re - (2.0 * p) * (s * s)
         im = im + p * xp.sin(x)
-        a_sum = a_sum + (2.0 * p) * xp.abs(s)
-        b_sum = b_sum + p * xp.abs(x)
-    n_atoms = len(probs)
-    # |z_hat - z|: relative error of each probability, rounding of each term and of the sum,
-    # and the rounding of the phases omega * d.
-    e_z = (prob_error + 8.0 * (n_atoms + 2) * UNIT) * a_sum + 8.0 * UNIT * b_sum
+        # |z_hat - z|: the probability's own error, the rounding of the terms and the sum,
+        # and the rounding of the phase omega * d (at most 8 u |x| in each term).
+        e_z = e_z + (2.0 * p * (rel + rounding)) * xp.abs(s) + (8.0 * UNIT * p) * xp.abs(x)
     mod2m1 = 2.0 * re + re * re + im * im
     log_mod = 0.5 * xp.log1p(mod2m1)
     arg = xp.atan2(im, 1.0 + re)
@@ -77,8 +73,8 @@ def spectrum(xp: Any, law: SumLaw, a: float, period: float, k0: int, k1: int) ->
     k = xp.arange(k0, k1, dtype=xp.float64)
     omega = k * (2.0 * math.pi / period)
     m = float(law.m)
-    lm0, arg0, e0 = _summand_log(xp, omega, law.zero, law.prob_error)
-    lm1, arg1, e1 = _summand_log(xp, omega, law.outlier, law.prob_error)
+    lm0, arg0, e0 = _summand_log(xp, omega, law.zero)
+    lm1, arg1, e1 = _summand_log(xp, omega, law.outlier)
     drift = law.mean - a
     log_mod = m * lm0 + lm1
     phase = m * arg0 + arg1 + omega * drift

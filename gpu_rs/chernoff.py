@@ -20,14 +20,17 @@ from .model import UNIT
 
 @dataclass(frozen=True)
 class Law:
-    """A finite-atom law: ``values`` with probabilities ``exp(log_probs)`` (normalized)."""
+    """A finite-atom law: ``values`` with probabilities ``probs`` (normalized).
+
+    ``rel_error[l]`` bounds the relative error of ``probs[l]``; ``log_probs``
+    holds their logarithms, kept apart so that probabilities below the float64
+    range still count in the Chernoff bounds.
+    """
 
     values: np.ndarray
     log_probs: np.ndarray
-
-    @property
-    def probs(self) -> np.ndarray:
-        return np.exp(self.log_probs)
+    probs: np.ndarray
+    rel_error: np.ndarray
 
     @property
     def mean(self) -> float:
@@ -69,7 +72,11 @@ class SumLaw:
     zero: Law
     outlier: Law
     m: int
-    prob_error: float
+
+    @property
+    def prob_error(self) -> float:
+        """Largest relative error of any probability."""
+        return float(max(self.zero.rel_error.max(), self.outlier.rel_error.max()))
 
     @property
     def slack(self) -> float:

@@ -33,10 +33,12 @@ class Atoms:
         ``v_l = w_l - w_0 >= 0``: the atoms shifted by the smallest one.
     log_p0, log_p1 : ndarray
         Log-probabilities of ``l`` set bits for a zero vector and for the outlier.
+    p0, p1 : ndarray
+        The same probabilities, computed directly where they are representable.
     value_error : float
         Relative error bound of every ``shifted[l]`` and of ``w_0``.
-    prob_error : float
-        Relative error bound of every ``exp(log_p0[l])`` and ``exp(log_p1[l])``.
+    p0_error, p1_error : ndarray
+        Relative error bound of each ``exp(log_p0[l])`` and ``exp(log_p1[l])``.
     """
 
     bits: int
@@ -46,8 +48,11 @@ class Atoms:
     shifted: np.ndarray
     log_p0: np.ndarray
     log_p1: np.ndarray
+    p0: np.ndarray
+    p1: np.ndarray
     value_error: float
-    prob_error: float
+    p0_error: np.ndarray
+    p1_error: np.ndarray
 
     @property
     def w0(self) -> float:
@@ -66,12 +71,24 @@ def atoms(bits: int, q: float) -> Atoms:
     log_w = (bits - 2.0 * l) * log_r
     # v_l = w_0 * (r^(-2l) - 1), computed without cancellation.
     shifted = np.exp(bits * log_r) * np.expm1(-2.0 * l * log_r)
-    log_comb = np.array([math.log(math.comb(bits, k)) for k in range(bits + 1)])
+    comb = [math.comb(bits, k) for k in range(bits + 1)]
+    log_comb = np.array([math.log(c) for c in comb])
     log_p0 = log_comb + l * log_q + (bits - l) * log_p
+    p0_error = 8.0 * UNIT * (2.0 + log_comb + bits * (abs(log_q) + abs(log_p)))
+    p = 1.0 - q
+    p0 = np.exp(log_p0)
+    for k in range(bits + 1):
+        if k * log_q + (bits - k) * log_p > -700.0:
+            # Direct products are far more accurate than exp of a long log sum:
+            # float(comb), two correctly rounded powers, p = 1 - q and two products.
+            p0[k] = float(comb[k]) * (q**k * p ** (bits - k))
+            log_p0[k] = math.log(p0[k])
+            p0_error[k] = (bits + 8.0) * UNIT
     log_p1 = log_p0[::-1].copy()
+    p1 = p0[::-1].copy()
+    p1_error = p0_error[::-1].copy()
     value_error = 8.0 * UNIT * (2.0 + 2.0 * bits * abs(log_r))
-    prob_error = 8.0 * UNIT * (2.0 + float(log_comb.max()) + bits * (abs(log_q) + abs(log_p)))
-    return Atoms(bits, q, log_r, log_w, shifted, log_p0, log_p1, value_error, prob_error)
+    return Atoms(bits, q, log_r, log_w, shifted, log_p0, log_p1, p0, p1, value_error, p0_error, p1_error)
 
 
 def log_phi(q: float) -> float:

@@ -61,9 +61,9 @@ class Reduced:
         return self.y * (1.0 + self.slack)
 
 
-def _truncate(log_p: np.ndarray, small: np.ndarray) -> tuple[float, float]:
+def _truncate(log_p: np.ndarray, probs: np.ndarray, small: np.ndarray) -> tuple[float, float]:
     """(log of the kept mass, mass removed)."""
-    big_mass = float(np.exp(log_p[~small]).sum()) if (~small).any() else 0.0
+    big_mass = float(probs[~small].sum()) if (~small).any() else 0.0
     if not small.any():
         return -math.inf, big_mass
     if big_mass < 0.5:
@@ -77,9 +77,9 @@ def reduce_problem(prob: Problem, at: Atoms) -> Reduced:
     margin = at.value_error + 8.0 * UNIT * (1.0 + abs(log_t))
     small = at.log_w <= log_t + margin
     m = prob.n - 1
-    log_a0, big0 = _truncate(at.log_p0, small)
-    log_a1, big1 = _truncate(at.log_p1, small)
-    kappa = at.prob_error
+    log_a0, big0 = _truncate(at.log_p0, at.p0, small)
+    log_a1, big1 = _truncate(at.log_p1, at.p1, small)
+    kappa = float(max(at.p0_error.max(), at.p1_error.max()))
     y = prob.n * (math.exp(prob.eps) - at.w0)
     if not math.isfinite(y):
         raise ValueError(f"eps is too large: n * e^eps overflows float64 (eps={prob.eps:g})")
@@ -101,8 +101,11 @@ def reduce_problem(prob: Problem, at: Atoms) -> Reduced:
         y /= step
         slack += 4.0 * UNIT
 
-    def law(log_p: np.ndarray, log_a: float) -> Law:
-        return Law(values[small].copy(), log_p[small] - log_a)
+    def law(log_p: np.ndarray, probs: np.ndarray, rel: np.ndarray, log_a: float, big: float) -> Law:
+        # Dividing by the kept mass a = 1 - big adds the error of a (at most kappa big / a) and a rounding.
+        extra = kappa * big / math.exp(log_a) + 4.0 * UNIT * (1.0 + abs(log_a))
+        return Law(values[small].copy(), log_p[small] - log_a, probs[small] / math.exp(log_a), rel[small] + extra)
 
-    zero = law(at.log_p0, log_a0) if m else Law(np.zeros(1), np.zeros(1))
-    return Reduced(SumLaw(zero, law(at.log_p1, log_a1), m, kappa), log_keep, err, y, slack, step)
+    zero = law(at.log_p0, at.p0, at.p0_error, log_a0, big0) if m else Law(np.zeros(1), np.zeros(1), np.ones(1), np.zeros(1))
+    outlier = law(at.log_p1, at.p1, at.p1_error, log_a1, big1)
+    return Reduced(SumLaw(zero, outlier, m), log_keep, err, y, slack, step)

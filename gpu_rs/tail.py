@@ -80,13 +80,14 @@ def _selberg(be: Backend, red: Reduced, target: float, max_terms: int) -> Partia
         lower, upper, roundoff = interval_bounds(be.xp, cache.upto(K), K, alphas)
         resolution = upper - lower
         width = resolution + 2.0 * roundoff + 2.0 * above + below
-        if width <= target or K >= max_terms:
-            break
         other = width - resolution
-        if other >= 0.5 * target:
+        # Where round-off and truncation alone exceed the target, refine only until the
+        # resolution matches them: more terms could not narrow the interval further.
+        goal = max(target, 3.0 * other)
+        if width <= goal or K >= max_terms:
             break
-        grow = 1.25 * resolution / (target - other)
-        K = int(min(max_terms, max(2 * K, math.ceil(K * grow))))
+        grow = 1.25 * resolution / (goal - other)
+        K = int(min(max_terms, 8 * K, max(2 * K, math.ceil(K * grow))))
     budget = ErrorBudget(discretization=resolution, truncation=2.0 * above + below, roundoff=2.0 * roundoff)
     return Partial(lower - roundoff - above - below, upper + roundoff + above, budget, "selberg", K, cache.size * BYTES_PER_TERM + BLOCK * 100)
 
