@@ -99,4 +99,7 @@ def get_backend(name: str = "auto") -> Backend:
     name = resolve_backend(name)
     if name == "numpy":
         return Backend(name, np)
+    if name == "cupy":
+        # The array-API view of CuPy: standard names (concat, astype, …) over cupy arrays.
+        return Backend(name, importlib.import_module("array_api_compat.cupy"))
     return Backend(name, importlib.import_module(name))

@@ -1,0 +1,214 @@
+"""``calibrate``: the smallest flip probability whose certified tail is at most η."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .errors import CalibrationError
+from .model import local_dp_q, precision_sigma, three_sigma_q
+from .params import Problem, check_open, resolve_eps
+from .results import TailBound, _ToDict
+from .tail import tail
+
+Q_MAX = 0.5 - 1e-9
+"""Largest flip probability tried: q must stay below 1/2."""
+SCAN = (1, 2, 4, 8)
+"""Multiples of ``q_tol`` (and of 10 ``q_tol``) below the answer at which monotonicity is checked."""
+
+
+@dataclass(frozen=True)
+class Calibration(_ToDict):
+    """The calibrated flip probability and how it compares with the alternatives.
+
+    ``tail.upper <= eta`` holds at ``q`` (certified); ``q - q_tol`` was checked
+    and does not certify. ``sigma_*`` are the standard deviations of a count
+    estimate over ``n`` reports (seed 003 §4) at each flip probability.
+    """
+
+    n: int
+    bits: int
+    eps: float
+    eta: float
+    q: float
+    tail: TailBound
+    q_tol: float
+    steps: list[dict[str, float]]
+    monotone: bool
+    violations: list[dict[str, float]]
+    three_sigma_q: float | None
+    three_sigma_tail: TailBound | None
+    local_dp_q: float
+    sigma_calibrated: float
+    sigma_three_sigma: float | None
+    sigma_local_dp: float
+    backend: str
+    seconds: float
+    notes: list[str] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        three = (
+            f"3σ rule q={self.three_sigma_q:.6g} (tail in [{self.three_sigma_tail.lower:.3e}, "
+            f"{self.three_sigma_tail.upper:.3e}])"
+            if self.three_sigma_tail is not None
+            else "3σ rule: no solution"
+        )
+        return (
+            f"Calibration(q={self.q:.8g} for P[R > {math.exp(self.eps):.6g}] <= {self.eta:g}: tail in "
+            f"[{self.tail.lower:.6e}, {self.tail.upper:.6e}]; n={self.n}, bits={self.bits}; {three}; "
+            f"local DP q={self.local_dp_q:.6g}; {len(self.steps)} steps, {self.seconds:.3g} s"
+            f"{'' if self.monotone else '; MONOTONICITY VIOLATED near q'})"
+        )
+
+
+def calibrate(
+    n: int,
+    bits: int,
+    eps: float | None = None,
+    eta: float | None = None,
+    *,
+    ratio: float | None = None,
+    q_tol: float = 1e-6,
+    rel_width: float = 1e-3,
+    backend: str = "auto",
+    progress: Callable[[dict[str, float]], Any] | None = None,
+) -> Calibration:
+    """The smallest ``q`` (within ``q_tol``) whose certified upper tail is ``<= eta``.
+
+    Parameters
+    ----------
+    n, bits
+        See :func:`gpu_rs.tail`.
+    eps : float, optional
+        Privacy level; give this or ``ratio = e^eps``.
+    eta : float
+        Probability cut-off, ``0 < eta < 1``.
+    q_tol : float
+        Bisection tolerance on ``q``, ``0 < q_tol < 0.01``.
+    rel_width : float
+        Relative width asked of every tail query.
+    backend : {"auto", "numpy", "cupy"}
+        Array backend.
+    progress : callable, optional
+        Called with ``{"q", "lower", "upper", "seconds"}`` after each tail query.
+
+    Returns
+    -------
+    Calibration
+        ``tail(n, bits, c.q, eps).upper <= eta``; ``c.q - q_tol`` does not certify.
+
+    Raises
+    ------
+    CalibrationError
+        If even ``q`` just below 1/2 does not certify; the message names the tail reached.
+
+    Notes
+    -----
+    The tail is not proven monotone in ``q``. Bisection keeps the invariant
+    "``hi`` certifies, ``lo`` does not"; afterwards the tails at ``q - k q_tol``
+    are checked, and any that certifies moves the answer down. Pairs of
+    points where the certified intervals show the tail rising with ``q`` are
+    reported in ``violations``.
+    """
+    start = time.perf_counter()
+    eps = resolve_eps(eps, ratio)
+    Problem(n, bits, 0.25, eps)
+    if eta is None:
+        raise ValueError("eta must be a number in (0, 1): got None")
+    eta = check_open("eta", eta, 0.0, 1.0)
+    q_tol = check_open("q_tol", q_tol, 0.0, 0.01)
+    steps: list[dict[str, float]] = []
+    seen: dict[float, TailBound] = {}
+
+    def query(q: float) -> TailBound:
+        if q not in seen:
+            b = tail(n, bits, q, eps, rel_width=rel_width, backend=backend)
+            seen[q] = b
+            step = {"q": q, "lower": b.lower, "upper": b.upper, "seconds": b.seconds}
+            steps.append(step)
+            if progress is not None:
+                progress(step)
+        return seen[q]
+
+    def ok(q: float) -> bool:
+        return query(q).upper <= eta
+
+    top = query(Q_MAX)
+    if top.upper > eta:
+        raise CalibrationError(
+            f"eta={eta:g} cannot be met for any q < 1/2: at q={Q_MAX} the certified tail is "
+            f"in [{top.lower:.3e}, {top.upper:.3e}]"
+        )
+    try:
+        guess = min(max(three_sigma_q(n, bits, eps), q_tol), Q_MAX)
+    except ValueError:
+        guess = Q_MAX
+    lo, hi = 0.0, Q_MAX
+    if ok(guess):
+        hi = guess
+        step = 1e-3
+        while hi - step > 0 and ok(hi - step):
+            hi -= step
+            step *= 2
+        lo = max(0.0, hi - step)
+    else:
+        lo = guess
+    while hi - lo > q_tol:
+        mid = 0.5 * (lo + hi)
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    # Check below the answer: a point that certifies moves it down (non-monotone tail).
+    notes: list[str] = []
+    moved = True
+    while moved:
+        moved = False
+        for k in SCAN:
+            q = hi - k * q_tol
+            if q > 0 and ok(q):
+                notes.append(f"q={q:.8g} below the bisection answer also certifies; answer moved down")
+                hi, moved = q, True
+                break
+    scan = sorted({hi} | {hi - k * q_tol for k in SCAN if hi - k * q_tol > 0} | {hi + 10 * k * q_tol for k in SCAN if hi + 10 * k * q_tol < Q_MAX})
+    bounds = [query(q) for q in scan]
+    violations = [
+        {"q_low": a.q, "q_high": b.q, "upper_at_low": a.upper, "lower_at_high": b.lower}
+        for i, a in enumerate(bounds)
+        for b in bounds[i + 1 :]
+        if b.lower > a.upper
+    ]
+    three_q = three_tail = three_sigma = None
+    try:
+        three_q = three_sigma_q(n, bits, eps)
+        three_tail = query(three_q)
+        three_sigma = precision_sigma(n, three_q)
+    except ValueError as exc:
+        notes.append(f"3-sigma rule: {exc}")
+    ldp = local_dp_q(bits, eps)
+    final = seen[hi]
+    if not final.met:
+        notes.append(f"the tail at q could not be computed to rel_width={rel_width:g}; its certified width is {final.width:.3e}")
+    return Calibration(
+        n=n,
+        bits=bits,
+        eps=eps,
+        eta=eta,
+        q=hi,
+        tail=final,
+        q_tol=q_tol,
+        steps=steps,
+        monotone=not violations,
+        violations=violations,
+        three_sigma_q=three_q,
+        three_sigma_tail=three_tail,
+        local_dp_q=ldp,
+        sigma_calibrated=precision_sigma(n, hi),
+        sigma_three_sigma=three_sigma,
+        sigma_local_dp=precision_sigma(n, ldp),
+        backend=final.backend,
+        seconds=time.perf_counter() - start,
+        notes=notes,
+    )
