@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from .chernoff import Law, SumLaw
 from .model import UNIT
+from .phase import MAX_K, split, turns
 
 
 @dataclass(frozen=True)
@@ -34,24 +36,28 @@ class Spectrum:
     modulus: Any
 
 
-def _summand_log(xp: Any, omega: Any, law: Law) -> tuple[Any, Any, Any]:
-    """``log φ`` of one summand, centred at its mean: (log-modulus, argument, error bound)."""
+def _summand_log(xp: Any, k: Any, k_max: float, period: float, law: Law) -> tuple[Any, Any, Any]:
+    """``log φ`` of one summand at ``ω = 2πk/period``, centred at its mean.
+
+    Returns (log-modulus, argument, error bound on the complex log).
+    """
     mu = law.mean
-    atoms = [(float(p), float(v) - mu, float(e)) for p, v, e in zip(law.probs, law.values, law.rel_error) if p > 0.0]
+    atoms = [(float(p), float(v), float(e)) for p, v, e in zip(law.probs, law.values, law.rel_error) if p > 0.0]
     # Every term p (e^{ix} - 1) has modulus 2 p |sin(x/2)|; recursive summation of the real
     # and imaginary parts errs by at most 2 len(atoms) u times the sum of those moduli.
     rounding = (2.0 * len(atoms) + 6.0) * UNIT
-    re = xp.zeros_like(omega)
-    im = xp.zeros_like(omega)
-    e_z = xp.zeros_like(omega)
-    for p, d, rel in atoms:
-        x = omega * d
+    re = xp.zeros_like(k)
+    im = xp.zeros_like(k)
+    e_z = xp.zeros_like(k)
+    for p, v, rel in atoms:
+        t, t_err = turns(xp, k, split((Fraction(v) - Fraction(mu)) / Fraction(period)), k_max)
+        x = (2.0 * math.pi) * t
         s = xp.sin(x * 0.5)
         re = re - (2.0 * p) * (s * s)
         im = im + p * xp.sin(x)
-        # |z_hat - z|: the probability's own error, the rounding of the terms and the sum,
-        # and the rounding of the phase omega * d (at most 8 u |x| in each term).
-        e_z = e_z + (2.0 * p * (rel + rounding)) * xp.abs(s) + (8.0 * UNIT * p) * xp.abs(x)
+        # |z_hat - z|: the probability's own error, the rounding of the terms and of the sum,
+        # and the error of the reduced phase x (|x| <= pi).
+        e_z = e_z + (2.0 * p * (rel + rounding)) * xp.abs(s) + p * ((2.0 * math.pi) * t_err + (2.0 * UNIT) * xp.abs(x))
     mod2m1 = 2.0 * re + re * re + im * im
     log_mod = 0.5 * xp.log1p(mod2m1)
     arg = xp.atan2(im, 1.0 + re)
@@ -70,19 +76,23 @@ def _summand_log(xp: Any, omega: Any, law: Law) -> tuple[Any, Any, Any]:
 
 def spectrum(xp: Any, law: SumLaw, a: float, period: float, k0: int, k1: int) -> Spectrum:
     """``φ_k`` of ``(Y − a)/period`` mod 1 for ``k0 <= k < k1``, with error bounds."""
+    if k1 > MAX_K:
+        raise ValueError(f"at most {MAX_K} frequencies are supported: asked for {k1}")
     k = xp.arange(k0, k1, dtype=xp.float64)
-    omega = k * (2.0 * math.pi / period)
+    k_max = float(k1)
     m = float(law.m)
-    lm0, arg0, e0 = _summand_log(xp, omega, law.zero)
-    lm1, arg1, e1 = _summand_log(xp, omega, law.outlier)
-    drift = law.mean - a
+    lm0, arg0, e0 = _summand_log(xp, k, k_max, period, law.zero)
+    lm1, arg1, e1 = _summand_log(xp, k, k_max, period, law.outlier)
+    # The centring constants add back exactly: (m mu_0 + mu_1 - a) / period as a rational.
+    drift = (law.m * Fraction(law.zero.mean) + Fraction(law.outlier.mean) - Fraction(a)) / Fraction(period)
+    t, t_err = turns(xp, k, split(drift), k_max)
     log_mod = m * lm0 + lm1
-    phase = m * arg0 + arg1 + omega * drift
+    phase = m * arg0 + arg1 + (2.0 * math.pi) * t
     e_tot = (
         m * e0
         + e1
         + (4.0 * UNIT) * (m * (xp.abs(lm0) + xp.abs(arg0)) + xp.abs(lm1) + xp.abs(arg1))
-        + (4.0 * UNIT) * xp.abs(omega) * (abs(law.mean) + abs(a))
+        + (2.0 * math.pi) * t_err
         + (4.0 * UNIT) * xp.abs(phase)
     )
     modulus = xp.exp(log_mod)

@@ -22,6 +22,7 @@ from typing import Any
 
 from .charfn import Spectrum
 from .model import UNIT
+from .phase import split, turns
 
 
 def vaaler_weights(xp: Any, K: int, k0: int, k1: int) -> tuple[Any, Any, Any]:
@@ -63,13 +64,16 @@ def interval_bounds(
         k, b, c = vaaler_weights(xp, K, k0, k1)
         sums[0] += float(xp.sum(b * im))
         sums[1] += float(xp.sum(c * re))
+        angle_err = xp.zeros_like(k)
         for i, alpha in enumerate(alphas):
-            ang = k * (2.0 * math.pi * alpha)
+            t, t_err = turns(xp, k, split(alpha), float(K))
+            ang = (2.0 * math.pi) * t
+            angle_err = xp.maximum(angle_err, (2.0 * math.pi) * t_err + (4.0 * UNIT) * xp.abs(ang))
             ca, sa = xp.cos(ang), xp.sin(ang)
             sums[2 + 2 * i] += float(xp.sum(b * (sa * re - ca * im)))
             sums[3 + 2 * i] += float(xp.sum(c * (re * ca + im * sa)))
         weight = 2.0 * b + 2.0 * c / (K + 1.0)
-        term_err += float(xp.sum(weight * (err + mod * (UNIT * (8.0 * math.pi * k + 16.0)))))
+        term_err += float(xp.sum(weight * (err + mod * (angle_err + 8.0 * UNIT))))
         magnitude += float(xp.sum(weight * mod))
     ev0, ed0 = -sums[0], 1.0 + 2.0 * sums[1]
     out = []
