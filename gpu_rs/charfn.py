@@ -36,10 +36,11 @@ class Spectrum:
     modulus: Any
 
 
-def _summand_log(xp: Any, k: Any, k_max: float, period: float, law: Law) -> tuple[Any, Any, Any]:
+def _summand_log(xp: Any, k: Any, k_max: float, period: float, law: Law) -> tuple[Any, Any, Any, Any]:
     """``log φ`` of one summand at ``ω = 2πk/period``, centred at its mean.
 
-    Returns (log-modulus, argument, error bound on the complex log).
+    Returns (log-modulus, argument, error bound on the complex log, log of an upper
+    bound on the true modulus).
     """
     mu = law.mean
     atoms = [(float(p), float(v), float(e)) for p, v, e in zip(law.probs, law.values, law.rel_error) if p > 0.0]
@@ -59,19 +60,24 @@ def _summand_log(xp: Any, k: Any, k_max: float, period: float, law: Law) -> tupl
         # and the error of the reduced phase x (|x| <= pi).
         e_z = e_z + (2.0 * p * (rel + rounding)) * xp.abs(s) + p * ((2.0 * math.pi) * t_err + (2.0 * UNIT) * xp.abs(x))
     mod2m1 = 2.0 * re + re * re + im * im
-    log_mod = 0.5 * xp.log1p(mod2m1)
-    arg = xp.atan2(im, 1.0 + re)
-    modulus = xp.sqrt(1.0 + mod2m1)
+    modulus = xp.sqrt(xp.maximum(1.0 + mod2m1, xp.zeros_like(mod2m1)))
     gap = modulus - e_z
     tiny = 1e-300
-    safe_gap = xp.where(gap > tiny, gap, xp.full_like(gap, tiny))
+    good = gap > tiny
+    # Where |1 + z| is not safely above its error (a zero of the characteristic function),
+    # the log is not used: only |phi| <= modulus + e_z is, through `log_bound`.
+    safe_mod = xp.where(good, mod2m1, xp.zeros_like(mod2m1))
+    safe_gap = xp.where(good, gap, xp.ones_like(gap))
+    log_mod = xp.where(good, 0.5 * xp.log1p(safe_mod), xp.full_like(mod2m1, -800.0))
+    arg = xp.atan2(im, 1.0 + re)
     e_log = (
         e_z / safe_gap
         + (4.0 * UNIT) * (2.0 * xp.abs(re) + re * re + im * im) / (safe_gap * safe_gap)
         + (4.0 * UNIT) * (xp.abs(log_mod) + xp.abs(arg))
     )
-    e_log = xp.where(gap > tiny, e_log, xp.full_like(e_log, math.inf))
-    return log_mod, arg, e_log
+    e_log = xp.where(good, e_log, xp.full_like(e_log, math.inf))
+    log_bound = xp.log(modulus + e_z + tiny)
+    return log_mod, arg, e_log, log_bound
 
 
 def spectrum(xp: Any, law: SumLaw, a: float, period: float, k0: int, k1: int) -> Spectrum:
@@ -81,8 +87,8 @@ def spectrum(xp: Any, law: SumLaw, a: float, period: float, k0: int, k1: int) ->
     k = xp.arange(k0, k1, dtype=xp.float64)
     k_max = float(k1)
     m = float(law.m)
-    lm0, arg0, e0 = _summand_log(xp, k, k_max, period, law.zero)
-    lm1, arg1, e1 = _summand_log(xp, k, k_max, period, law.outlier)
+    lm0, arg0, e0, lb0 = _summand_log(xp, k, k_max, period, law.zero)
+    lm1, arg1, e1, lb1 = _summand_log(xp, k, k_max, period, law.outlier)
     # The centring constants add back exactly: (m mu_0 + mu_1 - a) / period as a rational.
     drift = (law.m * Fraction(law.zero.mean) + Fraction(law.outlier.mean) - Fraction(a)) / Fraction(period)
     t, t_err = turns(xp, k, split(drift), k_max)
@@ -99,8 +105,9 @@ def spectrum(xp: Any, law: SumLaw, a: float, period: float, k0: int, k1: int) ->
     re = modulus * xp.cos(phase)
     im = modulus * xp.sin(phase)
     finite = xp.isfinite(e_tot)
-    e_cap = xp.where(finite, e_tot, xp.zeros_like(e_tot))
-    err = xp.minimum(modulus * (xp.expm1(e_cap) + 4.0 * UNIT), modulus + 1.0)
-    # Where the log's error is unbounded, fall back to |phi| <= 1 on both sides.
-    err = xp.where(finite, err, modulus + 1.0)
+    e_cap = xp.where(finite, xp.minimum(e_tot, xp.full_like(e_tot, 700.0)), xp.zeros_like(e_tot))
+    # Where the log's error is unbounded, fall back to |phi - phi_hat| <= |phi_hat| + bound on |phi|.
+    fallback = modulus + xp.minimum(xp.exp(m * lb0 + lb1), xp.ones_like(modulus))
+    err = xp.minimum(modulus * (xp.expm1(e_cap) + 4.0 * UNIT), fallback)
+    err = xp.where(finite, err, fallback)
     return Spectrum(re, im, err, modulus)
