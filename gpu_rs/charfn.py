@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from .chernoff import Law, SumLaw
 from .model import UNIT
 from .phase import MAX_K, split, turns
@@ -36,48 +38,105 @@ class Spectrum:
     modulus: Any
 
 
-def _summand_log(xp: Any, k: Any, k_max: float, period: float, law: Law) -> tuple[Any, Any, Any, Any]:
-    """``log φ`` of one summand at ``ω = 2πk/period``, centred at its mean.
+def _sin_minus_x(xp: Any, x: Any) -> tuple[Any, Any]:
+    """``sin(x) − x`` for ``|x| <= π`` with an error bound: a series where it would cancel."""
+    x2 = x * x
+    poly = 1.0 - x2 / 210.0
+    for d in (156.0, 110.0, 72.0, 42.0, 20.0):
+        poly = 1.0 - (x2 / d) * poly
+    series = -(x * x2 / 6.0) * poly
+    small = xp.abs(x) < 0.5
+    direct = xp.sin(x) - x
+    value = xp.where(small, series, direct)
+    err = xp.where(small, (32.0 * UNIT) * xp.abs(series), (4.0 * UNIT) * (1.0 + xp.abs(x)))
+    return value, err
+
+
+def _summand_log(xp: Any, k: Any, k_max: float, period: float, law: Law) -> tuple[Any, Any, Any, Any, Fraction]:
+    """``log φ`` of one summand at ``ω = 2πk/period``, centred near its mean.
+
+    ``z = φ e^{−iωc} − 1 = Σ p_l (e^{i x_l} − 1)`` with ``x_l = ω (v_l − c)``. The real
+    part ``−2 Σ p_l sin²(x_l/2)`` has terms of one sign, so its relative error is a
+    few ``u``. Atoms whose phase stays below ``π`` in this block ("near" atoms) enter the
+    imaginary part as ``sin x_l − x_l = O(x³)``, and the centre ``c`` is their exact mean,
+    so that ``Σ p_l x_l`` over them is (nearly) zero; far atoms enter as ``sin x_l`` of an
+    exactly reduced phase. This keeps the error far below ``ω`` where ``|φ|`` matters,
+    which is what keeps the ``(n − 1)``-th power accurate.
 
     Returns (log-modulus, argument, error bound on the complex log, log of an upper
-    bound on the true modulus).
+    bound on the true modulus, the centre ``c``).
     """
-    mu = law.mean
-    atoms = [(float(p), float(v), float(e)) for p, v, e in zip(law.probs, law.values, law.rel_error) if p > 0.0]
-    # Every term p (e^{ix} - 1) has modulus 2 p |sin(x/2)|; recursive summation of the real
-    # and imaginary parts errs by at most 2 len(atoms) u times the sum of those moduli.
-    rounding = (2.0 * len(atoms) + 6.0) * UNIT
+    lo_parts = law.probs_lo if law.probs_lo is not None else np.zeros_like(law.probs)
+    exact = law.exact
+    if exact is None:
+        exact = tuple(Fraction(float(p)) + Fraction(float(q)) for p, q in zip(law.probs, lo_parts))
+    values = [Fraction(float(v)) for v in law.values]
+    mean = Fraction(law.mean)
+    near = [k_max * abs(v - mean) <= 0.5 * period for v in values]
+    near_mass = sum((e for e, nr in zip(exact, near) if nr), Fraction(0))
+    if near_mass > 0:
+        centre = Fraction(float(sum((e * v for e, v, nr in zip(exact, values, near) if nr), Fraction(0)) / near_mass))
+    else:
+        centre = mean
+    residual = sum((e * (v - centre) for e, v, nr in zip(exact, values, near) if nr), Fraction(0)) / Fraction(period)
+    atoms = [
+        (float(p), float(plo), (v - centre) / Fraction(period), float(rel), nr)
+        for p, plo, v, rel, nr in zip(law.probs, lo_parts, values, law.rel_error, near)
+        if p > 0.0
+    ]
+    n_terms = 2 * len(atoms) + 4
     re = xp.zeros_like(k)
     im = xp.zeros_like(k)
-    e_z = xp.zeros_like(k)
-    for p, v, rel in atoms:
-        t, t_err = turns(xp, k, split((Fraction(v) - Fraction(mu)) / Fraction(period)), k_max)
+    e_re = xp.zeros_like(k)
+    e_im = xp.zeros_like(k)
+    abs_im = xp.zeros_like(k)
+    mean_err = 0.0
+    for p, plo, rho, rel, is_near in atoms:
+        t, t_err = turns(xp, k, split(rho), k_max)
         x = (2.0 * math.pi) * t
+        dx = (2.0 * math.pi) * t_err + (2.0 * UNIT) * xp.abs(x)
         s = xp.sin(x * 0.5)
-        re = re - (2.0 * p) * (s * s)
-        im = im + p * xp.sin(x)
-        # |z_hat - z|: the probability's own error, the rounding of the terms and of the sum,
-        # and the error of the reduced phase x (|x| <= pi).
-        e_z = e_z + (2.0 * p * (rel + rounding)) * xp.abs(s) + p * ((2.0 * math.pi) * t_err + (2.0 * UNIT) * xp.abs(x))
+        sq = s * s
+        re = re - (2.0 * p) * sq - (2.0 * plo) * sq
+        e_re = e_re + (2.0 * p) * ((rel + 4.0 * UNIT) * sq + xp.abs(s) * dx)
+        if is_near and k_max * abs(float(rho)) <= 0.75:
+            g, g_err = _sin_minus_x(xp, x)
+            g_err = g_err + xp.minimum(0.5 * x * x, xp.full_like(x, 2.0)) * dx
+            if law.exact is None:
+                mean_err += rel * p * abs(float(rho))
+        else:
+            g = xp.sin(x)
+            g_err = dx + (4.0 * UNIT) * xp.abs(g)
+        im = im + p * g + plo * g
+        e_im = e_im + p * ((rel + 4.0 * UNIT) * xp.abs(g) + g_err)
+        abs_im = abs_im + p * xp.abs(g)
+    # Near atoms' phases sum to omega times the (exact, tiny) residual of the centre.
+    drift = k * (2.0 * math.pi * float(residual))
+    im = im + drift
+    e_im = e_im + (4.0 * UNIT) * xp.abs(drift) + (2.0 * math.pi * mean_err) * k
+    e_re = e_re + (n_terms * UNIT) * xp.abs(re)
+    e_im = e_im + (n_terms * UNIT) * (abs_im + xp.abs(drift))
     mod2m1 = 2.0 * re + re * re + im * im
     modulus = xp.sqrt(xp.maximum(1.0 + mod2m1, xp.zeros_like(mod2m1)))
-    gap = modulus - e_z
+    gap = modulus - e_re - e_im
     tiny = 1e-300
     good = gap > tiny
     # Where |1 + z| is not safely above its error (a zero of the characteristic function),
-    # the log is not used: only |phi| <= modulus + e_z is, through `log_bound`.
+    # the log is not used: only |phi| <= modulus + error is, through `log_bound`.
     safe_mod = xp.where(good, mod2m1, xp.zeros_like(mod2m1))
-    safe_gap = xp.where(good, gap, xp.ones_like(gap))
+    safe_gap2 = xp.where(good, gap * gap, xp.ones_like(gap))
     log_mod = xp.where(good, 0.5 * xp.log1p(safe_mod), xp.full_like(mod2m1, -800.0))
     arg = xp.atan2(im, 1.0 + re)
+    one_re = xp.abs(1.0 + re)
+    abs_im_z = xp.abs(im)
     e_log = (
-        e_z / safe_gap
-        + (4.0 * UNIT) * (2.0 * xp.abs(re) + re * re + im * im) / (safe_gap * safe_gap)
+        (one_re * (e_re + e_im) + abs_im_z * (e_re + e_im)) / safe_gap2
+        + (2.0 * UNIT) * (2.0 * xp.abs(re) + re * re + im * im) / safe_gap2
         + (4.0 * UNIT) * (xp.abs(log_mod) + xp.abs(arg))
     )
     e_log = xp.where(good, e_log, xp.full_like(e_log, math.inf))
-    log_bound = xp.log(modulus + e_z + tiny)
-    return log_mod, arg, e_log, log_bound
+    log_bound = xp.log(modulus + e_re + e_im + tiny)
+    return log_mod, arg, e_log, log_bound, centre
 
 
 def spectrum(xp: Any, law: SumLaw, a: float, period: float, k0: int, k1: int) -> Spectrum:
@@ -87,10 +146,10 @@ def spectrum(xp: Any, law: SumLaw, a: float, period: float, k0: int, k1: int) ->
     k = xp.arange(k0, k1, dtype=xp.float64)
     k_max = float(k1)
     m = float(law.m)
-    lm0, arg0, e0, lb0 = _summand_log(xp, k, k_max, period, law.zero)
-    lm1, arg1, e1, lb1 = _summand_log(xp, k, k_max, period, law.outlier)
-    # The centring constants add back exactly: (m mu_0 + mu_1 - a) / period as a rational.
-    drift = (law.m * Fraction(law.zero.mean) + Fraction(law.outlier.mean) - Fraction(a)) / Fraction(period)
+    lm0, arg0, e0, lb0, c0 = _summand_log(xp, k, k_max, period, law.zero)
+    lm1, arg1, e1, lb1, c1 = _summand_log(xp, k, k_max, period, law.outlier)
+    # The centres add back exactly: (m c_0 + c_1 - a) / period as a rational.
+    drift = (law.m * c0 + c1 - Fraction(a)) / Fraction(period)
     t, t_err = turns(xp, k, split(drift), k_max)
     log_mod = m * lm0 + lm1
     phase = m * arg0 + arg1 + (2.0 * math.pi) * t

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from scipy.optimize import brentq
@@ -22,15 +23,18 @@ from .model import UNIT
 class Law:
     """A finite-atom law: ``values`` with probabilities ``probs`` (normalized).
 
-    ``rel_error[l]`` bounds the relative error of ``probs[l]``; ``log_probs``
-    holds their logarithms, kept apart so that probabilities below the float64
-    range still count in the Chernoff bounds.
+    ``rel_error[l]`` bounds the relative error of ``probs[l] + probs_lo[l]``;
+    ``log_probs`` holds their logarithms, kept apart so that probabilities below
+    the float64 range still count in the Chernoff bounds. ``exact`` holds the
+    exact rational probabilities where known (``bits <= 128``).
     """
 
     values: np.ndarray
     log_probs: np.ndarray
     probs: np.ndarray
     rel_error: np.ndarray
+    probs_lo: np.ndarray | None = None
+    exact: tuple[Fraction, ...] | None = None
 
     @property
     def mean(self) -> float:

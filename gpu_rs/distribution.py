@@ -17,9 +17,10 @@ import numpy as np
 
 from .backend import Backend, get_backend
 from .charfn import spectrum
-from .chernoff import Law, SumLaw
+from .chernoff import SumLaw
 from .model import UNIT, atoms, moments
 from .params import Problem, check_int
+from .reduce import truncated_law
 from .results import _ToDict
 from .selberg import vaaler_weights
 
@@ -136,12 +137,14 @@ class RatioDistribution(_ToDict):
 def _full_law(prob: Problem) -> SumLaw:
     """The law of ``Y = X − n w_0`` with no atom removed."""
     at = atoms(prob.bits, prob.q)
+    if not np.isfinite(at.shifted).all():
+        raise ValueError(
+            f"bits={prob.bits} with q={prob.q:g} has atoms (q/p)^-L beyond float64; use tail() for such cases"
+        )
 
-    def law(log_p: np.ndarray, p: np.ndarray, rel: np.ndarray) -> Law:
-        return Law(at.shifted.copy(), log_p, p, rel + 4.0 * UNIT)
-
-    zero = law(at.log_p0, at.p0, at.p0_error)
-    return SumLaw(zero, law(at.log_p1, at.p1, at.p1_error), prob.n - 1)
+    small = np.ones(prob.bits + 1, dtype=bool)
+    zero = truncated_law(at, False, small, at.shifted)
+    return SumLaw(zero, truncated_law(at, True, small, at.shifted), prob.n - 1)
 
 
 def _complex(xp: Any, re: Any, im: Any) -> Any:

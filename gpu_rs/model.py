@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from scipy.optimize import brentq
@@ -17,6 +18,18 @@ from scipy.optimize import brentq
 from .params import Problem, check_int, check_open, resolve_eps
 
 UNIT = float(np.finfo(np.float64).eps) / 2.0
+TINY = 2.0**-1074
+EXACT_BITS = 128
+"""Up to this many bits the probabilities are computed exactly, as rationals."""
+
+
+def split_exact(x: Fraction) -> tuple[float, float, float]:
+    """``(hi, lo, rel)``: ``hi + lo`` approximates ``x`` with relative error at most ``rel``."""
+    hi = float(x)
+    if hi == 0.0:
+        return 0.0, 0.0, math.inf
+    lo = float(x - Fraction(hi))
+    return hi, lo, 2.0 * UNIT * UNIT + TINY / hi
 
 
 @dataclass(frozen=True)
@@ -34,7 +47,13 @@ class Atoms:
     log_p0, log_p1 : ndarray
         Log-probabilities of ``l`` set bits for a zero vector and for the outlier.
     p0, p1 : ndarray
-        The same probabilities, computed directly where they are representable.
+        The same probabilities as float64 (the nearest float where ``exact0`` is known).
+    p0_lo, p1_lo : ndarray
+        Low parts: ``p0 + p0_lo`` carries about 106 bits of the exact value (zero where
+        ``exact0`` is None).
+    exact0 : tuple of Fraction or None
+        The exact probabilities of the zero vector (``bits <= 256``); ``q`` is a float,
+        hence a rational, and so is every ``C(L, l) q^l p^(L-l)``.
     value_error : float
         Relative error bound of every ``shifted[l]`` and of ``w_0``.
     p0_error, p1_error : ndarray
@@ -50,6 +69,9 @@ class Atoms:
     log_p1: np.ndarray
     p0: np.ndarray
     p1: np.ndarray
+    p0_lo: np.ndarray
+    p1_lo: np.ndarray
+    exact0: tuple[Fraction, ...] | None
     value_error: float
     p0_error: np.ndarray
     p1_error: np.ndarray
@@ -70,7 +92,10 @@ def atoms(bits: int, q: float) -> Atoms:
     l = np.arange(bits + 1, dtype=np.float64)
     log_w = (bits - 2.0 * l) * log_r
     # v_l = w_0 * (r^(-2l) - 1), computed without cancellation.
-    shifted = np.exp(bits * log_r) * np.expm1(-2.0 * l * log_r)
+    y = -2.0 * l[1:] * log_r  # > 0
+    shifted = np.zeros(bits + 1)
+    with np.errstate(over="ignore"):  # atoms beyond float64 are inf; they always cross the threshold
+        shifted[1:] = np.exp(bits * log_r + y + np.log(-np.expm1(-y)))
     comb = [math.comb(bits, k) for k in range(bits + 1)]
     log_comb = np.array([math.log(c) for c in comb])
     log_p0 = log_comb + l * log_q + (bits - l) * log_p
@@ -84,11 +109,21 @@ def atoms(bits: int, q: float) -> Atoms:
             p0[k] = float(comb[k]) * (q**k * p ** (bits - k))
             log_p0[k] = math.log(p0[k])
             p0_error[k] = (bits + 8.0) * UNIT
+    p0_lo = np.zeros_like(p0)
+    exact0 = None
+    if bits <= EXACT_BITS:
+        qf = Fraction(q)
+        pf = 1 - qf
+        exact0 = tuple(comb[k] * qf**k * pf ** (bits - k) for k in range(bits + 1))
+        for k, e in enumerate(exact0):
+            p0[k], p0_lo[k], p0_error[k] = split_exact(e)
+            log_p0[k] = math.log(p0[k]) if p0[k] > 0 else log_p0[k]
     log_p1 = log_p0[::-1].copy()
     p1 = p0[::-1].copy()
+    p1_lo = p0_lo[::-1].copy()
     p1_error = p0_error[::-1].copy()
     value_error = 8.0 * UNIT * (2.0 + 2.0 * bits * abs(log_r))
-    return Atoms(bits, q, log_r, log_w, shifted, log_p0, log_p1, p0, p1, value_error, p0_error, p1_error)
+    return Atoms(bits, q, log_r, log_w, shifted, log_p0, log_p1, p0, p1, p0_lo, p1_lo, exact0, value_error, p0_error, p1_error)
 
 
 def log_phi(q: float) -> float:

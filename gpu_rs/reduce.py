@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from scipy.special import logsumexp
 
 from .chernoff import Law, SumLaw
-from .model import UNIT, Atoms
+from .model import UNIT, Atoms, split_exact
 from .params import Problem
 
 
@@ -101,11 +102,28 @@ def reduce_problem(prob: Problem, at: Atoms) -> Reduced:
         y /= step
         slack += 4.0 * UNIT
 
-    def law(log_p: np.ndarray, probs: np.ndarray, rel: np.ndarray, log_a: float, big: float) -> Law:
-        # Dividing by the kept mass a = 1 - big adds the error of a (at most kappa big / a) and a rounding.
-        extra = kappa * big / math.exp(log_a) + 4.0 * UNIT * (1.0 + abs(log_a))
-        return Law(values[small].copy(), log_p[small] - log_a, probs[small] / math.exp(log_a), rel[small] + extra)
-
-    zero = law(at.log_p0, at.p0, at.p0_error, log_a0, big0) if m else Law(np.zeros(1), np.zeros(1), np.ones(1), np.zeros(1))
-    outlier = law(at.log_p1, at.p1, at.p1_error, log_a1, big1)
+    zero = truncated_law(at, False, small, values) if m else Law(np.zeros(1), np.zeros(1), np.ones(1), np.zeros(1))
+    outlier = truncated_law(at, True, small, values)
     return Reduced(SumLaw(zero, outlier, m), log_keep, err, y, slack, step)
+
+
+def truncated_law(at: Atoms, outlier: bool, small: np.ndarray, values: np.ndarray) -> Law:
+    """The law of one summand restricted to the atoms ``small``, renormalized.
+
+    With exact rational probabilities the renormalization is exact too, and the
+    law carries them and a high/low float split; otherwise dividing by the kept
+    mass adds its error to every probability's bound.
+    """
+    log_p, probs, rel = (at.log_p1, at.p1, at.p1_error) if outlier else (at.log_p0, at.p0, at.p0_error)
+    log_a, big = _truncate(log_p, probs, small)
+    if at.exact0 is not None:
+        exact = at.exact0[::-1] if outlier else at.exact0
+        kept = [e for e, keep in zip(exact, small) if keep]
+        total = sum(kept, Fraction(0))
+        norm = tuple(e / total for e in kept)
+        hi, lo, err = (np.array(x) for x in zip(*(split_exact(e) for e in norm)))
+        logs = np.where(hi > 0, np.log(np.where(hi > 0, hi, 1.0)), log_p[small] - log_a)
+        return Law(values[small].copy(), logs, hi, err, lo, norm)
+    kappa = float(rel.max())
+    extra = kappa * big / math.exp(log_a) + 4.0 * UNIT * (1.0 + abs(log_a))
+    return Law(values[small].copy(), log_p[small] - log_a, probs[small] / math.exp(log_a), rel[small] + extra)

@@ -49,7 +49,9 @@ class SpectrumCache:
         """Blocks ``(first k, spectrum)`` covering at least ``k = 1 … K``."""
         while self.size < K:
             k0 = self.size + 1
-            k1 = k0 + min(BLOCK, K - self.size)
+            # Blocks double from 1024 terms: low frequencies, where the mass of |phi| lies,
+            # get small blocks, so that more atoms count as "near" there (see charfn).
+            k1 = k0 + min(BLOCK, max(1024, self.size), K - self.size)
             self.blocks.append(spectrum(self.xp, self.law, self.a, self.period, k0, k1))
             self.size = k1 - 1
         return list(zip(self._starts(), self.blocks))
