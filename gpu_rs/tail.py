@@ -9,6 +9,7 @@ from typing import Any
 
 from .backend import Backend, get_backend
 from .charfn import Spectrum, spectrum
+from .enumerate import count_vectors, enumerable, enumerate_tail
 from .errors import MemoryBudgetError
 from .lattice import lattice_tail
 from .model import UNIT, atoms
@@ -124,6 +125,10 @@ def _partial(be: Backend, red: Reduced, target: float, inclusive: bool, max_term
         return Partial(1.0 - lo_tail, 1.0, ErrorBudget(truncation=lo_tail), "chernoff", 0, 0)
     if red.step:
         return _lattice(be, red, target, inclusive)
+    if enumerable(law):
+        lower, upper, roundoff = enumerate_tail(law, y_up, y_lo, inclusive)
+        vectors = count_vectors(law.m, law.zero.values.shape[0])
+        return Partial(lower - roundoff, upper + roundoff, ErrorBudget(roundoff=2.0 * roundoff), "enumeration", vectors, vectors * 64)
     return _selberg(be, red, target, max_terms)
 
 
