@@ -62,14 +62,18 @@ class Reduced:
         return self.y * (1.0 + self.slack)
 
 
-def _truncate(log_p: np.ndarray, probs: np.ndarray, small: np.ndarray) -> tuple[float, float]:
-    """(log of the kept mass, mass removed)."""
-    big_mass = float(probs[~small].sum()) if (~small).any() else 0.0
+def _truncate(log_p: np.ndarray, probs: np.ndarray, rel: np.ndarray, small: np.ndarray) -> tuple[float, float]:
+    """(log of the kept mass, bound on the absolute error of that log)."""
     if not small.any():
-        return -math.inf, big_mass
+        return -math.inf, 0.0
+    big_mass = float(probs[~small].sum()) if (~small).any() else 0.0
+    if big_mass == 0.0:
+        return 0.0, 0.0
     if big_mass < 0.5:
-        return math.log1p(-big_mass), big_mass
-    return float(logsumexp(log_p[small])), big_mass
+        # log1p(-b) with b = sum of the removed probabilities: d log(1 - b) = db / (1 - b).
+        return math.log1p(-big_mass), 2.0 * (float(rel[~small].max()) + 4.0 * UNIT) * big_mass / (1.0 - big_mass) + 2.0 * UNIT
+    log_a = float(logsumexp(log_p[small]))
+    return log_a, 2.0 * float(rel[small].max()) + 16.0 * UNIT * (1.0 + abs(log_a))
 
 
 def reduce_problem(prob: Problem, at: Atoms) -> Reduced:
@@ -78,9 +82,8 @@ def reduce_problem(prob: Problem, at: Atoms) -> Reduced:
     margin = at.value_error + 8.0 * UNIT * (1.0 + abs(log_t))
     small = at.log_w <= log_t + margin
     m = prob.n - 1
-    log_a0, big0 = _truncate(at.log_p0, at.p0, small)
-    log_a1, big1 = _truncate(at.log_p1, at.p1, small)
-    kappa = float(max(at.p0_error.max(), at.p1_error.max()))
+    log_a0, err0 = _truncate(at.log_p0, at.p0, at.p0_error, small)
+    log_a1, err1 = _truncate(at.log_p1, at.p1, at.p1_error, small)
     y = prob.n * (math.exp(prob.eps) - at.w0)
     if not math.isfinite(y):
         raise ValueError(f"eps is too large: n * e^eps overflows float64 (eps={prob.eps:g})")
@@ -88,11 +91,7 @@ def reduce_problem(prob: Problem, at: Atoms) -> Reduced:
     if not math.isfinite(log_a1) or (m > 0 and not math.isfinite(log_a0)):
         return Reduced(None, -math.inf, 0.0, y, slack, 0.0)
     log_keep = (m * log_a0 if m else 0.0) + log_a1
-    err = 0.0
-    for count, log_a, big in ((m, log_a0, big0), (1, log_a1, big1)):
-        if count:
-            err += count * (2.0 * kappa * big / math.exp(log_a) + 4.0 * UNIT * abs(log_a))
-    err += 4.0 * UNIT * abs(log_keep)
+    err = m * (err0 + 2.0 * UNIT * abs(log_a0)) + err1 + 4.0 * UNIT * abs(log_keep)
 
     values = at.shifted
     step = float(values[1]) if prob.bits == 1 else 0.0
@@ -115,7 +114,7 @@ def truncated_law(at: Atoms, outlier: bool, small: np.ndarray, values: np.ndarra
     mass adds its error to every probability's bound.
     """
     log_p, probs, rel = (at.log_p1, at.p1, at.p1_error) if outlier else (at.log_p0, at.p0, at.p0_error)
-    log_a, big = _truncate(log_p, probs, small)
+    log_a, log_a_err = _truncate(log_p, probs, rel, small)
     if at.exact0 is not None:
         exact = at.exact0[::-1] if outlier else at.exact0
         kept = [e for e, keep in zip(exact, small) if keep]
@@ -124,6 +123,5 @@ def truncated_law(at: Atoms, outlier: bool, small: np.ndarray, values: np.ndarra
         hi, lo, err = (np.array(x) for x in zip(*(split_exact(e) for e in norm)))
         logs = np.where(hi > 0, np.log(np.where(hi > 0, hi, 1.0)), log_p[small] - log_a)
         return Law(values[small].copy(), logs, hi, err, lo, norm)
-    kappa = float(rel.max())
-    extra = kappa * big / math.exp(log_a) + 4.0 * UNIT * (1.0 + abs(log_a))
-    return Law(values[small].copy(), log_p[small] - log_a, probs[small] / math.exp(log_a), rel[small] + extra)
+    extra = 2.0 * log_a_err + 4.0 * UNIT * (1.0 + abs(log_a))
+    return Law(values[small].copy(), log_p[small] - log_a, np.exp(log_p[small] - log_a), rel[small] + extra)

@@ -215,6 +215,9 @@ def tail(
     red = reduce_problem(prob, atoms(prob.bits, prob.q))
     if red.law is None:
         part = Partial(1.0, 1.0, ErrorBudget(), "exact", 0, 0)
+    elif red.log_keep + red.keep_error < -700.0:
+        # P[A] is below 1e-304: the tail is 1 - P[A] (1 - P[Y > y | A]), bracketed without Y.
+        part = Partial(0.0, 1.0, ErrorBudget(), "exact", 0, 0)
     else:
         keep = math.exp(red.log_keep)
         gone = -math.expm1(red.log_keep)
