@@ -16,7 +16,13 @@ from .tail import tail
 Q_MAX = 0.5 - 1e-9
 """Largest flip probability tried: q must stay below 1/2."""
 SCAN = (1, 2, 4, 8)
-"""Multiples of ``q_tol`` (and of 10 ``q_tol``) below the answer at which monotonicity is checked."""
+"""Multiples of ``q_tol`` below the answer that must not certify."""
+SCAN_STEP = 5e-5
+SCAN_POINTS = 60
+SCAN_RANGE = 0.02
+SCAN_STOP = 1.5
+"""The downward scan for dips: step, most points, widest range, and the factor of eta
+above which the tail's lower bound counts as a miss (four misses in a row end it)."""
 
 
 @dataclass(frozen=True)
@@ -155,31 +161,61 @@ def calibrate(
         lo = max(0.0, hi - step)
     else:
         lo = guess
-    while hi - lo > q_tol:
-        mid = 0.5 * (lo + hi)
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
-    # Check below the answer: a point that certifies moves it down (non-monotone tail).
+    def bisect(lo: float, hi: float) -> float:
+        """Shrink ``(lo, hi]`` to ``q_tol``; ``hi`` certifies, ``lo`` does not (or is 0)."""
+        while hi - lo > q_tol:
+            mid = 0.5 * (lo + hi)
+            if ok(mid):
+                hi = mid
+            else:
+                lo = mid
+        return hi
+
+    hi = bisect(lo, hi)
     notes: list[str] = []
+    # The tail is not monotone in q (for small L it oscillates as lattice points cross the
+    # threshold). Scan below the answer while the tail stays near eta, and take the lowest
+    # certified dip found.
+    lowest, q, step, misses = hi, hi, SCAN_STEP, 0
+    for _ in range(SCAN_POINTS):
+        q -= step
+        if q <= 0 or hi - q > SCAN_RANGE:
+            break
+        b = query(q)
+        if b.upper <= eta:
+            lowest, step, misses = q, SCAN_STEP, 0
+        elif b.lower > SCAN_STOP * eta:
+            misses += 1
+            if misses >= 4:
+                break
+            step *= 1.5
+        else:
+            step, misses = SCAN_STEP, 0
+    if lowest < hi:
+        notes.append(f"the tail is not monotone in q: q={lowest:.8g} below the bisection answer {hi:.8g} also certifies")
+        below = lowest - SCAN_STEP
+        hi = bisect(max(below, 0.0), lowest) if below <= 0 or not ok(below) else lowest
+    # q - q_tol (and a few points below) must not certify: check, and move down if one does.
     moved = True
     while moved:
         moved = False
         for k in SCAN:
             q = hi - k * q_tol
             if q > 0 and ok(q):
-                notes.append(f"q={q:.8g} below the bisection answer also certifies; answer moved down")
+                notes.append(f"q={q:.8g} below the answer also certifies; answer moved down")
                 hi, moved = q, True
                 break
-    scan = sorted({hi} | {hi - k * q_tol for k in SCAN if hi - k * q_tol > 0} | {hi + 10 * k * q_tol for k in SCAN if hi + 10 * k * q_tol < Q_MAX})
-    bounds = [query(q) for q in scan]
+    # Monotonicity, at the widths the engine gives, over every point queried near the answer.
+    near = sorted((b for b in seen.values() if abs(b.q - hi) <= SCAN_RANGE), key=lambda b: b.q)
     violations = [
         {"q_low": a.q, "q_high": b.q, "upper_at_low": a.upper, "lower_at_high": b.lower}
-        for i, a in enumerate(bounds)
-        for b in bounds[i + 1 :]
+        for i, a in enumerate(near)
+        for b in near[i + 1 :]
         if b.lower > a.upper
     ]
+    if violations:
+        notes.append(f"{len(violations)} pairs of queried points show the tail rising with q; the 10 largest are listed")
+        violations = sorted(violations, key=lambda v: v["upper_at_low"] - v["lower_at_high"])[:10]
     three_q = three_tail = three_sigma = None
     try:
         three_q = three_sigma_q(n, bits, eps)
