@@ -130,7 +130,8 @@ def calibrate(
 
     def query(q: float) -> TailBound:
         if q not in seen:
-            b = tail(n, bits, q, eps, rel_width=rel_width, backend=backend)
+            # Only "upper <= eta?" matters: tails far below eta need no finer width than this.
+            b = tail(n, bits, q, eps, rel_width=rel_width, abs_width=0.1 * rel_width * eta, backend=backend)
             seen[q] = b
             step = {"q": q, "lower": b.lower, "upper": b.upper, "seconds": b.seconds}
             steps.append(step)
