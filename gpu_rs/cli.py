@@ -377,7 +377,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     table = [header] + [(r, _fmt(q, ".6f"), iv, v, _fmt(s, ".4g")) for r, q, iv, v, s in rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     for row in table:
-        print("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+        print("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
     print()
     print(f"backend {c.backend}, {len(c.steps)} tail queries, {c.seconds:.3g} s")
     for note in c.notes:

@@ -1,0 +1,323 @@
+"""The ``gpu-rs`` command line (SPEC §3): exit codes, one-line errors, JSON, files."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import gpu_rs
+from gpu_rs.backend import resolve_backend
+from gpu_rs.cli import _Progress, build_parser, main
+
+N, BITS, Q, EPS = 1000, 5, 0.2446, math.log(2)
+PROBLEM = ["--n", str(N), "--bits", str(BITS)]
+TAIL = ["tail", *PROBLEM, "--q", str(Q), "--eps", repr(EPS)]
+PMF = ["pmf", *PROBLEM, "--q", str(Q)]
+CALIBRATE = ["calibrate", *PROBLEM, "--eps", repr(EPS), "--eta", "0.02", "--q-tol", "1e-4"]
+ROOT = Path(__file__).resolve().parents[1]
+
+# An accepted range in a message: an interval like (0, 0.5) or [1, 1024], or a bound like "> 0".
+RANGE = re.compile(r"[\[(][^\])]*,[^\])]*[\])]|[<>]=?\s*-?\d")
+
+
+def run(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def error_line(err: str) -> str:
+    """The single stderr line of a failed run, with no traceback."""
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("gpu-rs: error: "), err
+    return lines[0]
+
+
+# ------------------------------------------------------------------ bad input
+
+
+BAD_INPUT = [
+    # (argv, a regex naming the argument, whether the message must show a range)
+    pytest.param(["tail", *PROBLEM, "--q", "0.7", "--eps", "0.69"], r"\bq\b", True, id="q-0.7"),
+    pytest.param(["tail", *PROBLEM, "--q", "0", "--eps", "0.69"], r"\bq\b", True, id="q-0"),
+    pytest.param(["tail", "--n", "1000", "--bits", "0", "--q", "0.2", "--eps", "0.69"],
+                 r"\bbits\b", True, id="bits-0"),
+    pytest.param(["tail", "--n", "-5", "--bits", "5", "--q", "0.2", "--eps", "0.69"],
+                 r"\bn\b", True, id="n-negative"),
+    pytest.param(["tail", "--n", "12.5", "--bits", "5", "--q", "0.2", "--eps", "0.69"],
+                 r"--n\b", True, id="n-fraction"),
+    pytest.param(["tail", "--n", "many", "--bits", "5", "--q", "0.2", "--eps", "0.69"],
+                 r"--n\b", True, id="n-text"),
+    pytest.param(["tail", *PROBLEM, "--q", "0.2", "--eps", "-1"], r"\beps\b", True,
+                 id="eps-negative"),
+    pytest.param(["tail", *PROBLEM, "--q", "0.2", "--ratio", "0.5"], r"\bratio\b", True,
+                 id="ratio-below-1"),
+    pytest.param(["tail", *PROBLEM, "--q", "0.2", "--eps", "0.69", "--ratio", "2"],
+                 r"--eps.*--ratio|--ratio.*--eps", False, id="eps-and-ratio"),
+    pytest.param(["tail", *PROBLEM, "--q", "0.2"], r"--eps.*--ratio", False, id="no-eps"),
+    pytest.param(["calibrate", *PROBLEM, "--eps", "0.69", "--eta", "1.5"], r"\beta\b", True,
+                 id="eta-1.5"),
+    pytest.param(["calibrate", *PROBLEM, "--eps", "0.69", "--eta", "0"], r"\beta\b", True,
+                 id="eta-0"),
+    pytest.param(["calibrate", *PROBLEM, "--eps", "0.69"], r"--eta", False, id="no-eta"),
+    pytest.param([*TAIL, "--backend", "gpu"], r"--backend", False, id="backend-unknown"),
+    pytest.param(["pmf", *PROBLEM, "--q", "0.6"], r"\bq\b", True, id="pmf-q"),
+    pytest.param([], r"tail,calibrate,pmf,doctor", False, id="no-command"),
+]
+
+
+@pytest.mark.parametrize(("argv", "names", "has_range"), BAD_INPUT)
+def test_bad_input_exits_2_with_one_line(capsys, argv, names, has_range):
+    code, out, err = run(capsys, argv)
+    assert code == 2
+    assert out == ""
+    line = error_line(err)
+    assert re.search(names, line), line
+    if has_range:
+        assert RANGE.search(line), line
+
+
+def test_bad_input_from_python_m(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpu_rs", "tail", *PROBLEM, "--q", "0.7", "--eps", "0.69"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert re.search(r"\bq\b", error_line(proc.stderr))
+    assert "Traceback" not in proc.stderr
+
+
+def test_help_exits_0(capsys):
+    commands = ("tail", "calibrate", "pmf", "doctor")
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert all(command in out for command in commands)
+    for command in commands:
+        assert main([command, "--help"]) == 0
+        assert f"gpu-rs {command}" in capsys.readouterr().out
+
+
+def test_parser_has_the_spec_commands():
+    parser = build_parser()
+    args = parser.parse_args(["tail", "--n", "1e7", "--bits", "40", "--q", "0.1", "--ratio", "2"])
+    assert (args.command, args.n, args.bits, args.q, args.eps, args.ratio) == (
+        "tail", 10**7, 40, 0.1, None, 2.0)
+    assert args.backend == "auto"
+    args = parser.parse_args(["calibrate", "--n", "10", "--bits", "2", "--eps", "2", "--eta",
+                              "1e-3", "--q-tol", "1e-5", "--quiet", "--json"])
+    assert (args.eta, args.q_tol, args.quiet, args.json) == (1e-3, 1e-5, True, True)
+    args = parser.parse_args(["pmf", "--n", "10", "--bits", "2", "--q", "0.1", "--csv", "x.csv"])
+    assert (args.csv, args.plot, args.eps) == ("x.csv", None, None)
+
+
+# ------------------------------------------------------------------ tail
+
+
+def test_tail_json_matches_the_api(capsys):
+    code, out, err = run(capsys, [*TAIL, "--json"])
+    assert code == 0
+    got = json.loads(out)
+    want = gpu_rs.tail(N, BITS, Q, EPS).to_dict()
+    assert set(got) == set(want)
+    for key in ("n", "bits", "q", "eps", "inclusive", "met", "method", "backend"):
+        assert got[key] == want[key], key
+    for key in ("lower", "estimate", "upper"):
+        assert got[key] == pytest.approx(want[key], rel=1e-9), key
+    assert got["lower"] <= got["estimate"] <= got["upper"]
+    assert got["backend"] == resolve_backend("auto")
+
+
+def test_tail_ratio_is_eps(capsys):
+    _, by_eps, _ = run(capsys, [*TAIL, "--json"])
+    _, by_ratio, _ = run(capsys, ["tail", *PROBLEM, "--q", str(Q), "--ratio", "2", "--json"])
+    a, b = json.loads(by_eps), json.loads(by_ratio)
+    assert b["eps"] == pytest.approx(EPS, rel=1e-15)
+    for key in ("lower", "estimate", "upper"):
+        assert a[key] == pytest.approx(b[key], rel=1e-9), key
+
+
+def test_tail_human_output(capsys):
+    code, out, err = run(capsys, TAIL)
+    assert code == 0
+    b = gpu_rs.tail(N, BITS, Q, EPS)
+    assert "P[R > 2]" in out
+    assert f"{b.lower:.6e}" in out and f"{b.upper:.6e}" in out
+    assert "Traceback" not in err
+
+
+def test_tail_inclusive(capsys):
+    code, out, _ = run(capsys, [*TAIL, "--inclusive", "--json"])
+    assert code == 0
+    assert json.loads(out)["inclusive"] is True
+
+
+def test_tail_json_from_python_m(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "gpu_rs", *TAIL, "--json"],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout)
+    assert got["lower"] <= got["upper"]
+    assert (got["n"], got["bits"]) == (N, BITS)
+
+
+# ------------------------------------------------------------------ calibrate
+
+
+def test_calibrate_json_matches_the_api(capsys):
+    code, out, err = run(capsys, [*CALIBRATE, "--json", "--quiet"])
+    assert code == 0
+    assert err == ""
+    got = json.loads(out)
+    c = gpu_rs.calibrate(N, BITS, EPS, 0.02, q_tol=1e-4)
+    want = c.to_dict()
+    assert set(got) == set(want)
+    assert got["q"] == pytest.approx(c.q, rel=1e-12)
+    assert got["tail"]["upper"] <= 0.02
+    assert set(got["tail"]) == set(c.tail.to_dict())
+
+
+def test_calibrate_prints_steps_and_a_table(capsys):
+    code, out, err = run(capsys, CALIBRATE)
+    assert code == 0
+    steps = [line for line in err.splitlines() if "step" in line]
+    assert steps, err
+    assert all(re.search(r"q=0\.\d+ .*\[.*,.*\]", line) for line in steps)
+    assert "3-sigma" in out and "local DP" in out and "calibrated" in out
+    assert "sigma(d^)" in out
+
+
+def test_calibrate_ratio_is_eps(capsys):
+    _, a, _ = run(capsys, [*CALIBRATE, "--json", "--quiet"])
+    argv = ["calibrate", *PROBLEM, "--ratio", "2", "--eta", "0.02", "--q-tol", "1e-4"]
+    _, b, _ = run(capsys, [*argv, "--json", "--quiet"])
+    assert json.loads(a)["q"] == pytest.approx(json.loads(b)["q"], rel=1e-12)
+
+
+# ------------------------------------------------------------------ pmf
+
+
+def read_csv_probs(path: Path) -> tuple[list[float], list[float]]:
+    values, probs = [], []
+    with open(path, newline="") as f:
+        for row in csv.reader(f):
+            if not row or row[0].startswith("#"):
+                continue
+            try:
+                v, p = float(row[0]), float(row[1])
+            except ValueError:  # the header
+                continue
+            values.append(v)
+            probs.append(p)
+    return values, probs
+
+
+def test_pmf_csv_matches_the_api(capsys, tmp_path):
+    path = tmp_path / "pmf.csv"
+    code, out, err = run(capsys, [*PMF, "--csv", str(path)])
+    assert code == 0, err
+    values, probs = read_csv_probs(path)
+    d = gpu_rs.ratio_distribution(N, BITS, Q)
+    assert len(values) == len(d.values)
+    assert values == pytest.approx(list(map(float, d.values)), rel=1e-9)
+    assert math.fsum(probs) == pytest.approx(float(d.probs.sum()), rel=1e-9)
+    assert math.fsum(probs) == pytest.approx(1.0, abs=1e-6)
+    mean, _ = gpu_rs.moments(N, BITS, Q)  # values are left edges of buckets of width d.step
+    mass_mean = math.fsum(v * p for v, p in zip(values, probs, strict=True))
+    assert mass_mean == pytest.approx(mean, abs=d.step)
+    assert str(path) in out
+
+
+def test_pmf_threshold_and_json(capsys):
+    code, out, _ = run(capsys, [*PMF, "--ratio", "2"])
+    assert code == 0
+    assert "P[R > 2]" in out
+    code, out, _ = run(capsys, [*PMF, "--json"])
+    assert code == 0
+    got = json.loads(out)
+    assert set(got) == set(gpu_rs.ratio_distribution(N, BITS, Q).to_dict())
+
+
+def test_pmf_plot_writes_a_png(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "pmf.png"
+    code, _, err = run(capsys, [*PMF, "--plot", str(path)])
+    assert code == 0, err
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_pmf_output_directory_must_exist(capsys, tmp_path):
+    code, _, err = run(capsys, [*PMF, "--csv", str(tmp_path / "missing" / "pmf.csv")])
+    assert code == 2
+    assert "--csv" in error_line(err)
+
+
+# ------------------------------------------------------------------ doctor
+
+
+def _gpu_usable() -> bool:
+    try:
+        import cupy
+        return bool(cupy.is_available())
+    except Exception:  # noqa: BLE001 - any failure means no usable GPU here
+        return False
+
+
+def test_doctor(capsys):
+    code, out, err = run(capsys, ["doctor"])
+    assert code == 0, out + err
+    assert "numpy" in out and "scipy" in out and "cupy" in out
+    assert "'auto' resolves to" in out
+    if not _gpu_usable():
+        assert "no GPU" in out
+        assert "parity check: skipped" in out
+    else:
+        assert "intervals overlap" in out
+
+
+# ------------------------------------------------------------------ progress and CI
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_ticker_only_on_a_terminal():
+    tty = _Terminal()
+    with _Progress("working", quiet=False, stream=tty, delay=0.0, period=0.01) as p:
+        time.sleep(0.05)
+        p.line("step 1")
+    assert "gpu-rs: working ..." in tty.getvalue()
+    assert "step 1\n" in tty.getvalue()
+    assert tty.getvalue().endswith("\r\033[K") or tty.getvalue().endswith("step 1\n")
+
+    plain = io.StringIO()
+    with _Progress("working", quiet=False, stream=plain, delay=0.0, period=0.01) as p:
+        time.sleep(0.05)
+        p.line("step 1")
+    assert plain.getvalue() == "step 1\n"
+
+    quiet = _Terminal()
+    with _Progress("working", quiet=True, stream=quiet, delay=0.0, period=0.01) as p:
+        time.sleep(0.05)
+        p.line("step 1")
+    assert quiet.getvalue() == ""
+
+
+def test_ci_runs_the_readme_test_command():
+    readme = (ROOT / "README.md").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert ".venv/bin/pip install -e '.[test,plot]' && .venv/bin/python -m pytest -q" in readme
+    assert "install --quiet -e '.[test,plot]'" in ci
+    assert '/bin/python" -m pytest -q' in ci
