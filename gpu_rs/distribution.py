@@ -103,17 +103,20 @@ class RatioDistribution(_ToDict):
             Mark the threshold ``e^eps``.
         """
         try:
-            import matplotlib
-
             if ax is None and path is not None:
-                matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
+                # A bare Figure: no pyplot state, no change of the session's backend.
+                from matplotlib.figure import Figure
+
+                fig = Figure(figsize=(7, 4))
+                ax = fig.subplots()
+            elif ax is None:
+                import matplotlib.pyplot as plt
+
+                fig, ax = plt.subplots(figsize=(7, 4))
+            else:
+                fig = ax.figure
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ImportError("plot() needs matplotlib: pip install 'gpu-rs[plot]'") from exc
-        if ax is None:
-            fig, ax = plt.subplots(figsize=(7, 4))
-        else:
-            fig = ax.figure
         ax.plot(self.values + 0.5 * self.step, self.probs, drawstyle="steps-mid", lw=1.2)
         if eps is not None:
             ax.axvline(math.exp(eps), color="C3", ls="--", lw=1, label=f"e^ε = {math.exp(eps):.4g}")
