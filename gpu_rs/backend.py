@@ -16,6 +16,8 @@ import numpy as np
 
 BACKENDS = ("numpy", "cupy", "array_api_strict")
 ENV_VAR = "GPU_RS_BACKEND"
+POOL_FRACTION = 0.8
+"""Largest share of the device's memory CuPy's pool may hold."""
 
 
 def cupy_available() -> bool:
@@ -100,6 +102,8 @@ def get_backend(name: str = "auto") -> Backend:
     if name == "numpy":
         return Backend(name, np)
     if name == "cupy":
-        # The array-API view of CuPy: standard names (concat, astype, …) over cupy arrays.
+        # Bound the memory pool, then use the array-API view of CuPy: standard names
+        # (concat, astype, …) over cupy arrays. cuFFT plans are cached by CuPy itself.
+        importlib.import_module("cupy").get_default_memory_pool().set_limit(fraction=POOL_FRACTION)
         return Backend(name, importlib.import_module("array_api_compat.cupy"))
     return Backend(name, importlib.import_module(name))
