@@ -1,0 +1,70 @@
+"""Shared pytest configuration for the gpu_rs test suite.
+
+* registers the ``slow`` marker (deselect with ``-m "not slow"``);
+* makes ``tests/`` importable so test modules can ``import oracles``;
+* provides the ``backend`` fixture used by every engine test: ``"numpy"`` always, and
+  ``"array_api_strict"`` when the ``array-api-strict`` package is importable (skipped
+  otherwise);
+* ``gpu_rs`` fixture: imports the engine.  A missing or broken engine makes the engine
+  tests *error* (not skip); the oracle tests in ``test_oracles.py`` never need it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+BACKENDS = ("numpy", "array_api_strict")
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "slow: takes more than a few seconds (deselect with -m 'not slow')"
+    )
+
+
+@pytest.fixture(params=BACKENDS, scope="session")
+def backend(request):
+    name = request.param
+    if name == "array_api_strict" and importlib.util.find_spec("array_api_strict") is None:
+        pytest.skip("array-api-strict is not installed")
+    return name
+
+
+@pytest.fixture(scope="session")
+def gpu_rs():
+    return importlib.import_module("gpu_rs")
+
+
+ORACLE_REL = 1e-12  # float accuracy of the oracles
+
+
+def check_bracket(b, exact_lo, exact_hi, rel_width=1e-3, abs_width=1e-12, need_met=True):
+    """The core assertion of the engine tests.
+
+    ``lower <= exact <= upper`` (allowing the oracles' ~1e-12 relative float error),
+    ``0 <= lower <= estimate <= upper <= 1``, ``met`` (unless ``need_met`` is False), and
+    when ``met`` is claimed, ``upper - lower <= max(rel_width * exact, abs_width)`` with a
+    factor ``1 + 2 rel_width`` so the engine may measure against its own upper bound.
+    """
+    lo = exact_lo * (1 - ORACLE_REL)
+    hi = exact_hi * (1 + ORACLE_REL)
+    info = f"exact in [{exact_lo:.15g}, {exact_hi:.15g}], engine [{b.lower:.15g}, {b.upper:.15g}]"
+    assert 0.0 <= b.lower <= b.estimate <= b.upper <= 1.0, info
+    assert b.lower <= hi, "lower bound above the exact tail: " + info
+    assert b.upper >= lo, "upper bound below the exact tail: " + info
+    exact = 0.5 * (exact_lo + exact_hi)
+    target = max(rel_width * exact * (1 + 2 * rel_width), abs_width)
+    if need_met:
+        assert b.met, "requested width not met: " + info
+    if b.met:
+        # met must never be claimed for a wider interval than asked
+        assert b.upper - b.lower <= target * (1 + 1e-9), (
+            f"width {b.upper - b.lower:.3e} > target {target:.3e}: " + info
+        )
