@@ -212,8 +212,10 @@ def ratio_distribution(
     below, above = law.lower_tail(a), law.upper_tail(top)
     lower, upper = sf_on_grid(be, law, a, span, buckets)
     # P[Y > x_j] is P[U in (alpha_j, 1)] plus the mass above the window, less any aliased mass.
-    sf_lo = np.clip(lower - below - above, 0.0, None)
-    sf_hi = np.minimum(upper + above, 1.0)
+    # sf is non-increasing, so each bound also holds for every later (upper) or earlier
+    # (lower) edge: take the running envelopes.
+    sf_lo = np.maximum.accumulate(np.clip(lower - below - above, 0.0, None)[::-1])[::-1]
+    sf_hi = np.minimum.accumulate(np.minimum(upper + above, 1.0))
     mid = 0.5 * (sf_lo + sf_hi)
     probs = mid - np.append(mid[1:], 0.5 * above)
     w0 = math.exp(atoms(prob.bits, prob.q).log_w[0])
