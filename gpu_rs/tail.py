@@ -9,8 +9,10 @@ from typing import Any
 
 from .backend import Backend, get_backend
 from .charfn import Spectrum, spectrum
+from .chernoff import SumLaw
 from .enumerate import count_vectors, enumerable, enumerate_tail
 from .errors import MemoryBudgetError
+from .heavy import HeavySplit, split_heavy
 from .lattice import lattice_tail
 from .model import UNIT, atoms
 from .params import Problem, check_open, resolve_eps
@@ -65,10 +67,8 @@ class SpectrumCache:
         return starts
 
 
-def _selberg(be: Backend, red: Reduced, target: float, max_terms: int) -> Partial:
+def _selberg(be: Backend, law: SumLaw, y_up: float, y_lo: float, target: float, max_terms: int) -> Partial:
     """``P[Y > y]`` from the characteristic function and Vaaler's majorants."""
-    law = red.law
-    y_up, y_lo = red.y_upper, red.y_lower
     delta = max(1e-300, 1e-3 * target)
     a = min(law.lower_quantile(delta), y_up)
     top = max(law.upper_quantile(delta), y_lo)
@@ -95,23 +95,31 @@ def _selberg(be: Backend, red: Reduced, target: float, max_terms: int) -> Partia
     return Partial(lower - roundoff - above - below, upper + roundoff + above, budget, "selberg", K, cache.size * BYTES_PER_TERM + BLOCK * 100)
 
 
-def _lattice(be: Backend, red: Reduced, target: float, inclusive: bool) -> Partial:
+def _lattice(be: Backend, law: SumLaw, r_up: float, r_lo: float, target: float, inclusive: bool) -> Partial:
     """``P[Y > y]`` for ``bits = 1``: ``Y = step · J`` with integer ``J``, inverted exactly."""
-    r_up, r_lo = red.y_upper, red.y_lower
     if inclusive:
         j_up, j_lo = math.ceil(r_up), math.ceil(r_lo)
     else:
         j_up, j_lo = math.floor(r_up) + 1, math.floor(r_lo) + 1
     delta = max(1e-300, 1e-3 * target)
-    lower, upper, trunc, roundoff, size = lattice_tail(be.xp, red.law, j_up, j_lo, delta)
+    lower, upper, trunc, roundoff, size = lattice_tail(be.xp, law, j_up, j_lo, delta)
     budget = ErrorBudget(discretization=0.0, truncation=trunc, roundoff=2.0 * roundoff)
     return Partial(lower, upper, budget, "lattice", size, size * (BYTES_PER_TERM + 48))
 
 
-def _partial(be: Backend, red: Reduced, target: float, inclusive: bool, max_terms: int) -> Partial:
-    """Bounds on ``P[Y > y | A]``, taking every exact shortcut first."""
-    law = red.law
-    y_up, y_lo = red.y_upper, red.y_lower
+def _partial(
+    be: Backend,
+    law: SumLaw,
+    y_up: float,
+    y_lo: float,
+    target: float,
+    inclusive: bool,
+    max_terms: int,
+    *,
+    lattice: bool = False,
+    split: bool = True,
+) -> Partial:
+    """Bounds on ``P[Y > y]`` (``y_up``/``y_lo`` for the upper/lower bound), exact shortcuts first."""
     exact = ErrorBudget()
     if law.max < y_up or (not inclusive and law.max <= y_up):
         return Partial(0.0, 0.0, exact, "exact", 0, 0)
@@ -123,13 +131,36 @@ def _partial(be: Backend, red: Reduced, target: float, inclusive: bool, max_term
     lo_tail = law.lower_tail(y_lo)
     if lo_tail <= 0.5 * target:
         return Partial(1.0 - lo_tail, 1.0, ErrorBudget(truncation=lo_tail), "chernoff", 0, 0)
-    if red.step:
-        return _lattice(be, red, target, inclusive)
+    if lattice:
+        return _lattice(be, law, y_up, y_lo, target, inclusive)
     if enumerable(law):
         lower, upper, roundoff = enumerate_tail(law, y_up, y_lo, inclusive)
         vectors = count_vectors(law.m, law.zero.values.shape[0])
         return Partial(lower - roundoff, upper + roundoff, ErrorBudget(roundoff=2.0 * roundoff), "enumeration", vectors, vectors * 64)
-    return _selberg(be, red, target, max_terms)
+    heavy = split_heavy(law, y_up, y_lo, target) if split else None
+    if heavy is not None:
+        return _conditioned(be, heavy, target, inclusive, max_terms)
+    return _selberg(be, law, y_up, y_lo, target, max_terms)
+
+
+def _conditioned(be: Backend, heavy: HeavySplit, target: float, inclusive: bool, max_terms: int) -> Partial:
+    """Combine the branches of :func:`gpu_rs.heavy.split_heavy`, each solved in its own window."""
+    lower = upper = heavy.certain
+    upper += heavy.pruned
+    points = memory = 0
+    budget = [0.0, heavy.pruned, 0.0]
+    share = 0.5 * target / max(1, len(heavy.branches))
+    for br in heavy.branches:
+        inner_target = min(1.0, share / br.prob)
+        part = _partial(be, br.law, br.y_upper, br.y_lower, inner_target, inclusive, max_terms, split=False)
+        lower += br.prob * (1.0 - heavy.prob_error) * part.lower
+        upper += br.prob * (1.0 + heavy.prob_error) * part.upper
+        points += part.points
+        memory = max(memory, part.memory)
+        budget[0] += br.prob * part.budget.discretization
+        budget[1] += br.prob * part.budget.truncation
+        budget[2] += br.prob * (part.budget.roundoff + 2.0 * heavy.prob_error * part.upper)
+    return Partial(lower, upper, ErrorBudget(*(float(b) for b in budget)), "conditioned", points, memory)
 
 
 def plan_terms(be: Backend, max_terms: int, max_memory: int | None) -> int:
@@ -225,8 +256,11 @@ def tail(
         def inner_target(tail_guess: float) -> float:
             return max(abs_width, rel_width * tail_guess, 1e-300) / keep
 
+        def solve(target: float) -> Partial:
+            return _partial(be, red.law, red.y_upper, red.y_lower, target, inclusive, max_terms, lattice=bool(red.step))
+
         target = inner_target(gone + keep * red.law.upper_tail(red.y_upper))
-        part = _partial(be, red, target, inclusive, max_terms)
+        part = solve(target)
         for _ in range(3):
             lower, upper = _combine(red, part)
             if upper - lower <= max(abs_width, rel_width * lower):
@@ -235,7 +269,7 @@ def tail(
             if refined >= 0.9 * target:
                 break
             target = refined
-            part = _partial(be, red, target, inclusive, max_terms)
+            part = solve(target)
     lower, upper = _combine(red, part)
     estimate = 0.5 * (lower + upper)
     met = upper - lower <= max(abs_width, rel_width * lower)
