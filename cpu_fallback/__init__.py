@@ -12,17 +12,8 @@ import inspect
 from typing import Any, Callable
 
 import gpu_rs
-from gpu_rs import (
-    Calibration,
-    CalibrationError,
-    MemoryBudgetError,
-    RatioDistribution,
-    TailBound,
-    local_dp_q,
-    moments,
-    precision_sigma,
-    three_sigma_q,
-)
+from gpu_rs import *  # noqa: F403 - the same public names; three are pinned below
+from gpu_rs import __all__  # noqa: F401
 
 
 def _pinned(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -41,18 +32,3 @@ def _pinned(func: Callable[..., Any]) -> Callable[..., Any]:
 tail = _pinned(gpu_rs.tail)
 calibrate = _pinned(gpu_rs.calibrate)
 ratio_distribution = _pinned(gpu_rs.ratio_distribution)
-
-__all__ = [
-    "Calibration",
-    "CalibrationError",
-    "MemoryBudgetError",
-    "RatioDistribution",
-    "TailBound",
-    "calibrate",
-    "local_dp_q",
-    "moments",
-    "precision_sigma",
-    "ratio_distribution",
-    "tail",
-    "three_sigma_q",
-]
