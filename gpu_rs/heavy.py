@@ -104,7 +104,7 @@ def split_heavy(law: SumLaw, y_up: float, y_lo: float, target: float) -> HeavySp
         outlier_branches.insert(0, (None, math.log(light_out_mass)))
     m = law.m
     cap = min(m, int(1.0 / HEAVY_FRACTION))
-    certain = pruned = 0.0
+    certain = 0.0
     items: list[tuple[float, float, SumLaw]] = []
     log_m = [0.0]
     for i in range(cap):
