@@ -87,7 +87,6 @@ def atoms(bits, q):
     """
     L = int(bits)
     q = float(q)
-    p = 1.0 - q
     lq, lp = math.log(q), math.log1p(-q)
     lr = lq - lp
     l = np.arange(L + 1)
