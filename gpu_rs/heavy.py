@@ -109,7 +109,6 @@ def split_heavy(law: SumLaw, y_up: float, y_lo: float, target: float) -> HeavySp
     log_m = [0.0]
     for i in range(cap):
         log_m.append(log_m[-1] + math.log(m - i))
-    total = 0.0
     for count in range(cap + 1):
         for combo in itertools.combinations_with_replacement(range(n_heavy), count):
             c = np.bincount(np.array(combo, dtype=np.int64), minlength=n_heavy) if combo else np.zeros(n_heavy, np.int64)
@@ -117,7 +116,6 @@ def split_heavy(law: SumLaw, y_up: float, y_lo: float, target: float) -> HeavySp
             base = float(c @ values)
             for which, log_po in outlier_branches:
                 prob = math.exp(log_pc + log_po)
-                total += prob
                 shift = base + (values[which] if which is not None else 0.0)
                 if shift * (1.0 - 32.0 * UNIT) > y_lo:
                     certain += prob
@@ -125,7 +123,7 @@ def split_heavy(law: SumLaw, y_up: float, y_lo: float, target: float) -> HeavySp
                 inner = SumLaw(light_zero, light_out if which is None else POINT, m - count)
                 items.append((prob, shift, inner))
     # More than `cap` heavy zero vectors put the heavy atoms alone above y.
-    rest = max(0.0, 1.0 - total) if cap < m else 0.0
+    rest, rest_error = _binomial_upper(m, float(pz.sum()), cap + 1) if cap < m else (0.0, 0.0)
     items.sort(key=lambda it: -it[0])
     tail_mass = 0.0
     keep_items = []
@@ -144,6 +142,30 @@ def split_heavy(law: SumLaw, y_up: float, y_lo: float, target: float) -> HeavySp
     # and the probabilities' own errors raised to the power m.
     scale = abs(log_a0) * m + sum(log_m) / max(1, cap) * cap + 64.0 + float(np.abs(log_pz).sum()) * cap
     prob_error = 16.0 * UNIT * scale + m * float(zero.rel_error.max()) + float(out.rel_error.max()) + 1e-14
-    # `rest` is computed as 1 - (sum of enumerated masses): widen it by that sum's rounding.
-    rest_error = (len(items) + 16) * UNIT * 4.0 + prob_error
-    return HeavySplit(branches, certain * (1.0 - prob_error) + max(0.0, rest - rest_error), tail_mass * (1.0 + prob_error) + 2.0 * rest_error + certain * 2.0 * prob_error, prob_error)
+    sure = certain * (1.0 - prob_error) + rest * (1.0 - rest_error)
+    slack = 2.0 * (prob_error * certain + rest_error * rest)
+    return HeavySplit(branches, sure, tail_mass * (1.0 + prob_error) + slack, prob_error)
+
+
+def _binomial_upper(m: int, p: float, k0: int) -> tuple[float, float]:
+    """``P[Bin(m, p) >= k0]`` for ``k0 > m p``, and a bound on its relative error.
+
+    Summed in log space from ``k0`` up; terms fall at least geometrically past the mean,
+    and the sum stops where the rest is below ``1e-30`` of it (bounded by the geometric
+    series, which is added). The error is that of the first term's log (lgamma of
+    ``m + 1`` is accurate to a few ulp of its size) plus the recursion's rounding.
+    """
+    log_p, log_q = math.log(p), math.log1p(-p)
+    log_term = math.lgamma(m + 1) - math.lgamma(k0 + 1) - math.lgamma(m - k0 + 1) + k0 * log_p + (m - k0) * log_q
+    total, k = 0.0, k0
+    while k <= m:
+        term = math.exp(log_term)
+        total += term
+        ratio = (m - k) / (k + 1) * p / (1.0 - p)
+        if ratio < 0.5 and term <= 1e-30 * total:
+            total += term * ratio / (1.0 - ratio)
+            break
+        log_term += math.log(ratio) if ratio > 0 else -math.inf
+        k += 1
+    scale = 3.0 * math.lgamma(m + 1) + k * abs(log_p) + m * abs(log_q) + 4.0 * (k - k0 + 4)
+    return total, 16.0 * UNIT * scale

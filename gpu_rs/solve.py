@@ -26,6 +26,8 @@ BLOCK = 1 << 17
 BYTES_PER_TERM = 32
 """Memory kept per frequency: real part, imaginary part, error bound, modulus."""
 FIRST_TERMS = 1 << 11
+TRY_TERMS = 1 << 15
+"""Budget of the single-window attempt made before splitting off heavy atoms."""
 
 
 @dataclass(frozen=True)
@@ -138,9 +140,17 @@ def solve(
         vectors = count_vectors(law.m, law.zero.values.shape[0])
         return Partial(lower - roundoff, upper + roundoff, ErrorBudget(roundoff=2.0 * roundoff), "enumeration", vectors, vectors * 64)
     heavy = split_heavy(law, y_up, y_lo, target) if split else None
-    if heavy is not None:
-        return _conditioned(be, heavy, target, inclusive, max_terms)
-    return _selberg(be, law, y_up, y_lo, target, max_terms)
+    if heavy is None:
+        return _selberg(be, law, y_up, y_lo, target, max_terms)
+    # One window first, on a small budget: where it already meets the target, the split
+    # would only add branches. Otherwise split; both intervals are certified, so where both
+    # were computed their intersection is too.
+    first = _selberg(be, law, y_up, y_lo, target, min(max_terms, TRY_TERMS))
+    if first.upper - first.lower <= target:
+        return first
+    cond = _conditioned(be, heavy, target, inclusive, max_terms)
+    lower, upper = max(first.lower, cond.lower), min(first.upper, cond.upper)
+    return Partial(lower, upper, cond.budget, cond.method, first.points + cond.points, max(first.memory, cond.memory))
 
 
 def _conditioned(be: Backend, heavy: HeavySplit, target: float, inclusive: bool, max_terms: int) -> Partial:
