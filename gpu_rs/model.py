@@ -15,7 +15,7 @@ from fractions import Fraction
 import numpy as np
 from scipy.optimize import brentq
 
-from .params import Problem, check_int, check_open, resolve_eps
+from .params import Problem, check_backend_name, check_int, check_open, resolve_eps
 
 UNIT = float(np.finfo(np.float64).eps) / 2.0
 TINY = 2.0**-1074
@@ -143,19 +143,22 @@ def _moments_x(n: int, bits: int, q: float) -> tuple[float, float]:
     return mean, (n - 1) * var0 + var1
 
 
-def moments(n: int, bits: int, q: float) -> tuple[float, float]:
+def moments(n: int, bits: int, q: float, *, backend: str = "auto") -> tuple[float, float]:
     """Closed-form mean and variance of the privacy ratio ``R = X / n``.
 
     Parameters
     ----------
     n, bits, q
         See :class:`gpu_rs.params.Problem`.
+    backend : {"auto", "numpy", "cupy"}
+        Accepted for a uniform API (SPEC §2) and checked; a closed form runs on the host.
 
     Returns
     -------
     (mean, variance) : tuple of float
         ``inf`` where the value overflows float64 (very small ``q``, large ``bits``).
     """
+    check_backend_name(backend)
     prob = Problem(n, bits, q, 1.0)
     try:
         mean, var = _moments_x(prob.n, prob.bits, prob.q)
@@ -170,17 +173,21 @@ def _q_from_phi(phi: float) -> float:
     return 1.0 / (1.0 + (s + math.sqrt(s * s - 4.0)) / 2.0)
 
 
-def three_sigma_q(n: int, bits: int, eps: float | None = None, *, ratio: float | None = None) -> float:
+def three_sigma_q(
+    n: int, bits: int, eps: float | None = None, *, ratio: float | None = None, backend: str = "auto"
+) -> float:
     """The seed's 3σ rule: the smallest ``q`` with ``μ + 3σ ≤ e^ε`` by (3.15).
 
     This does not bound the tail; :func:`gpu_rs.tail` at the returned ``q``
-    says what it really risks.
+    says what it really risks. ``backend`` is accepted for a uniform API and
+    checked; the rule is a scalar root-find on the host.
 
     Raises
     ------
     ValueError
         If no ``q`` in ``(0, 1/2)`` satisfies the rule (``e^ε ≤ 1 + 1/n``).
     """
+    check_backend_name(backend)
     eps = resolve_eps(eps, ratio)
     prob = Problem(n, bits, 0.25, eps)
     nn, L, lam = prob.n, prob.bits, prob.ratio

@@ -38,6 +38,16 @@ def check_open(name: str, value: object, lo: float, hi: float) -> float:
     return value
 
 
+BACKEND_NAMES = ("auto", "numpy", "cupy", "array_api_strict")
+
+
+def check_backend_name(backend: object) -> str:
+    """Check a ``backend`` argument's spelling (availability is checked where arrays are made)."""
+    if backend not in BACKEND_NAMES:
+        raise ValueError(f"backend must be one of 'auto', 'numpy', 'cupy': got {backend!r}")
+    return str(backend)
+
+
 def resolve_eps(eps: float | None, ratio: float | None) -> float:
     """Return ε from exactly one of ``eps`` (> 0) or ``ratio`` = e^ε (> 1)."""
     if (eps is None) == (ratio is None):
