@@ -16,7 +16,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
-from .model import UNIT
+from .model import TINY, UNIT
 
 
 @dataclass(frozen=True)
@@ -156,14 +156,21 @@ class SumLaw:
         return min(1.0, self._tail_at(x, -1.0))
 
     def _tail_at(self, x: float, sign: float) -> float:
+        """``exp(K(θ) − θx + slack)`` at the θ of the given sign where ``K'(θ) = x``.
+
+        Any θ of that sign gives a valid bound; the root gives the best one. Where
+        no root is bracketed (``x`` near the edge of the support) the largest θ tried
+        is used.
+        """
+
         def g(log_s: float) -> float:
-            return self.tilted_mean(sign * math.exp(log_s)) - x
+            return sign * (self.tilted_mean(sign * math.exp(log_s)) - x)
 
         lo = math.log(self._scale()) - 60.0
         hi = lo + 4.0
-        while sign * g(hi) < 0:
+        while g(hi) < 0 and hi - lo <= 400.0:
             hi += 4.0
-            if hi - lo > 400.0:
-                break
-        theta = sign * math.exp(brentq(g, lo, hi, xtol=1e-12, maxiter=200)) if sign * g(hi) >= 0 else sign * math.exp(hi)
-        return math.exp(min(0.0, self.log_mgf(theta) - theta * x) + self.slack)
+        log_s = brentq(g, lo, hi, xtol=1e-12, maxiter=200) if g(hi) >= 0 else hi
+        theta = sign * math.exp(log_s)
+        # Never 0: a bound that underflows still stands for a positive probability.
+        return max(TINY, math.exp(min(0.0, self.log_mgf(theta) - theta * x) + self.slack))
