@@ -121,6 +121,23 @@ def l1_lattice_distance(n, q, lam):
     return abs(c - round(c))
 
 
+def l1_count_sf(n, q, k):
+    """Exact ``P[K >= k]`` for ``K = Bin(n - 1, q) + Bernoulli(p)``, the L = 1 count of set bits.
+
+    ``P[K >= k] = p P[K0 >= k - 1] + q P[K0 >= k]`` with ``K0 ~ Bin(n - 1, q)``.
+    """
+    p, m = 1.0 - q, n - 1
+
+    def ge(j):  # P[K0 >= j]
+        if j <= 0:
+            return 1.0
+        if j > m:
+            return 0.0
+        return float(stats.binom.sf(j - 1, m, q))
+
+    return p * ge(k - 1) + q * ge(k)
+
+
 def tail_L1(n, q, lam, inclusive=False):
     """Exact ``P[X > n lam]`` (or ``>=``) for L = 1.
 
@@ -133,23 +150,12 @@ def tail_L1(n, q, lam, inclusive=False):
     also deep in the tail; the combination below adds two nonnegative terms.
     """
     n, _, q = _check(n, 1, q)
-    p = 1.0 - q
     c = _l1_c(n, q, lam)
     if inclusive:
         kmin = math.ceil(c)
     else:
         kmin = math.floor(c) + 1
-    # P[K >= kmin] = p P[K0 >= kmin - 1] + q P[K0 >= kmin],  K0 ~ Bin(n - 1, q)
-    m = n - 1
-
-    def ge(k):  # P[K0 >= k]
-        if k <= 0:
-            return 1.0
-        if k > m:
-            return 0.0
-        return float(stats.binom.sf(k - 1, m, q))
-
-    return p * ge(kmin - 1) + q * ge(kmin)
+    return l1_count_sf(n, q, kmin)
 
 
 # --------------------------------------------------------------------------------------
@@ -455,21 +461,10 @@ def l1_midpoint_lam(n, q, target):
     # smallest k with tail <= target (search over the exact tail)
     lo, hi = 0, n + 1  # P[K >= 0] = 1, P[K >= n + 1] = 0
 
-    def tail_ge(k):
-        m = n - 1
-
-        def ge(j):
-            if j <= 0:
-                return 1.0
-            if j > m:
-                return 0.0
-            return float(stats.binom.sf(j - 1, m, q))
-
-        return p * ge(k - 1) + q * ge(k)
 
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if tail_ge(mid) > target:
+        if l1_count_sf(n, q, mid) > target:
             lo = mid
         else:
             hi = mid

@@ -35,7 +35,7 @@ import re
 
 import numpy as np
 import pytest
-from scipy import optimize, stats
+from scipy import optimize
 
 import oracles as O
 
@@ -67,16 +67,7 @@ def _l1_c(n, lam, q):
 def _l1_piece_tail(n, k, q):
     """Exact ``P[K >= k + 1]``, ``K = Bin(n - 1, q) + Bernoulli(p)``: the L = 1 tail on the
     piece where ``floor(c(q)) = k`` (evaluated for the given ``k``, not via ``floor``)."""
-    p, m = 1.0 - q, n - 1
-
-    def ge(j):
-        if j <= 0:
-            return 1.0
-        if j > m:
-            return 0.0
-        return float(stats.binom.sf(j - 1, m, q))
-
-    return p * ge(k) + q * ge(k + 1)
+    return O.l1_count_sf(n, q, k + 1)
 
 
 @functools.lru_cache(maxsize=None)
