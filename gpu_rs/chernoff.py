@@ -16,7 +16,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
-from .model import TINY, UNIT
+from .model import TINY, UNIT, split_exact
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,19 @@ class Law:
         lw = lw - lw.max()
         w = np.exp(lw)
         return float(np.dot(w, self.values) / w.sum())
+
+
+def exact_law(values: np.ndarray, kept: list[Fraction], log_fallback: np.ndarray) -> Law:
+    """A law over ``values`` with the exact probabilities ``kept``, renormalized exactly.
+
+    Each probability is carried as a high/low float pair with its relative error;
+    ``log_fallback`` supplies the logs of those that underflow float64.
+    """
+    total = sum(kept, Fraction(0))
+    norm = tuple(e / total for e in kept)
+    hi, lo, err = (np.array(x) for x in zip(*(split_exact(e) for e in norm)))
+    logs = np.where(hi > 0, np.log(np.where(hi > 0, hi, 1.0)), log_fallback)
+    return Law(values.copy(), logs, hi, err, lo, norm)
 
 
 @dataclass(frozen=True)

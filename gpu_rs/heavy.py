@@ -22,8 +22,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from .chernoff import Law, SumLaw
-from .model import UNIT, split_exact
+from .chernoff import Law, SumLaw, exact_law
+from .model import UNIT
 
 HEAVY_FRACTION = 1.0 / 16.0
 """Atoms above this fraction of the threshold are heavy: 16 of them alone exceed it."""
@@ -61,11 +61,8 @@ def restrict(law: Law, keep: np.ndarray) -> Law:
     """``law`` conditioned on its atom being one of ``keep``, renormalized."""
     if law.exact is not None:
         kept = [e for e, k in zip(law.exact, keep) if k]
-        total = sum(kept, Fraction(0))
-        norm = tuple(e / total for e in kept)
-        hi, lo, err = (np.array(x) for x in zip(*(split_exact(e) for e in norm)))
-        logs = np.log(np.where(hi > 0, hi, np.finfo(float).tiny))
-        return Law(law.values[keep].copy(), logs, hi, err, lo, norm)
+        log_mass = math.log(float(sum(kept, Fraction(0))))
+        return exact_law(law.values[keep], kept, law.log_probs[keep] - log_mass)
     mass = float(law.probs[keep].sum())
     rel = law.rel_error[keep] + 2.0 * float(law.rel_error.max()) + 8.0 * UNIT
     return Law(law.values[keep].copy(), law.log_probs[keep] - math.log(mass), law.probs[keep] / mass, rel)

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 from scipy.special import logsumexp
 
-from .chernoff import Law, SumLaw
-from .model import UNIT, Atoms, split_exact
+from .chernoff import Law, SumLaw, exact_law
+from .model import UNIT, Atoms
 from .params import Problem
 
 
@@ -117,11 +116,6 @@ def truncated_law(at: Atoms, outlier: bool, small: np.ndarray, values: np.ndarra
     log_a, log_a_err = _truncate(log_p, probs, rel, small)
     if at.exact0 is not None:
         exact = at.exact0[::-1] if outlier else at.exact0
-        kept = [e for e, keep in zip(exact, small) if keep]
-        total = sum(kept, Fraction(0))
-        norm = tuple(e / total for e in kept)
-        hi, lo, err = (np.array(x) for x in zip(*(split_exact(e) for e in norm)))
-        logs = np.where(hi > 0, np.log(np.where(hi > 0, hi, 1.0)), log_p[small] - log_a)
-        return Law(values[small].copy(), logs, hi, err, lo, norm)
+        return exact_law(values[small], [e for e, keep in zip(exact, small) if keep], log_p[small] - log_a)
     extra = 2.0 * log_a_err + 4.0 * UNIT * (1.0 + abs(log_a))
     return Law(values[small].copy(), log_p[small] - log_a, np.exp(log_p[small] - log_a), rel[small] + extra)
