@@ -139,7 +139,7 @@ def build_tables(res: dict[str, Any]) -> list[Table]:
         [
             "peak RSS: high-water resident set of the child process (interpreter + NumPy/SciPy included);",
             "ΔRSS: its rise during the case; tracemalloc peak: Python/NumPy allocations in a second, traced run.",
-            "terms: Fourier frequencies K (selberg), lattice size (lattice), 0 (exact/chernoff).",
+            "terms: Fourier frequencies K (fourier), lattice size (lattice), 0 (exact/chernoff).",
             "rel width = (upper − lower)/lower; asked rel_width = 1e-3.",
         ],
     )

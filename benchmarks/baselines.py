@@ -11,7 +11,7 @@
 * the seed's 3σ rule is :func:`gpu_rs.three_sigma_q` itself (see :mod:`benchmarks.cases`).
 
 Everything here uses NumPy/SciPy only, and reuses nothing of the engine except the atoms
-``w_l`` and their binomial probabilities (:func:`gpu_rs.model.atoms`).
+``w_l`` and their binomial probabilities (:func:`gpu_rs.atoms.record_atoms`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import numpy as np
 import scipy.fft
 from scipy.stats import beta
 
-from gpu_rs.model import atoms
+from gpu_rs.atoms import ONE, ZERO, record_atoms
 
 CONFIDENCE = 0.999
 """Two-sided confidence of the Monte Carlo interval."""
@@ -40,9 +40,9 @@ def clopper_pearson(hits: int, samples: int, confidence: float = CONFIDENCE) -> 
 
 def _weights(bits: int, q: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``w_l`` and the normalised pmfs of ``l`` for a zero vector and for the outlier."""
-    at = atoms(bits, q)
-    w = np.exp(at.log_w)
-    return w, at.p0 / at.p0.sum(), at.p1 / at.p1.sum()
+    zero, one = record_atoms(bits, q, ZERO), record_atoms(bits, q, ONE)
+    w = np.exp(zero.log_values)
+    return w, zero.probs / zero.probs.sum(), one.probs / one.probs.sum()
 
 
 def monte_carlo(

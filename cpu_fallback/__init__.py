@@ -1,8 +1,9 @@
 """The gpu_rs API pinned to NumPy: same functions, same signatures, never imports CuPy.
 
-Every function here calls the one implementation in :mod:`gpu_rs` with
-``backend="numpy"``; ``GPU_RS_BACKEND`` is ignored. Passing any other backend
-is an error.
+Every public function of :mod:`gpu_rs` that takes ``backend=`` is offered here with
+``backend="numpy"`` as its default, and calls the one implementation in
+:mod:`gpu_rs`; ``GPU_RS_BACKEND`` is ignored. Passing any other backend is an
+error. Every other public name is re-exported unchanged.
 """
 
 from __future__ import annotations
@@ -12,8 +13,7 @@ import inspect
 from typing import Any, Callable
 
 import gpu_rs
-from gpu_rs import *  # noqa: F403 - the same public names; three are pinned below
-from gpu_rs import __all__  # noqa: F401
+from gpu_rs import __all__  # noqa: F401 - the same public names
 
 
 def _pinned(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -29,6 +29,10 @@ def _pinned(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-tail = _pinned(gpu_rs.tail)
+from gpu_rs import *  # noqa: E402,F403 - every public name; those taking backend= are pinned below
+
 calibrate = _pinned(gpu_rs.calibrate)
+moments = _pinned(gpu_rs.moments)
 ratio_distribution = _pinned(gpu_rs.ratio_distribution)
+tail = _pinned(gpu_rs.tail)
+three_sigma_q = _pinned(gpu_rs.three_sigma_q)

@@ -1,16 +1,36 @@
 """gpu_rs: certified tails of the privacy ratio of randomized bit vectors under anonymization.
 
-The contract is ``SPEC.md``: :func:`tail` bounds ``P[R > e^ε]``,
+The contract is ``docs/spec.md``: :func:`tail` bounds ``P[R > e^ε]``,
 :func:`calibrate` picks the smallest certified flip probability,
 :func:`ratio_distribution` gives the bucketed pmf of ``R``, and
 :func:`moments` and :func:`three_sigma_q` are the seed's closed forms.
+
+Module map (the engine reads top to bottom in :mod:`gpu_rs.pipeline`)::
+
+    public API      tail.py  calibrate.py  distribution.py  closed_forms.py  cli.py  doctor.py
+    results         results.py (TailBound)  bounds.py (Bounds, ErrorBudget)  serialize.py
+    pipeline.py     atoms → crossing split → width plan → dispatch → combination
+      atoms.py        atom values w_l^power and exact probabilities of one record kind
+      crossing.py     split off atoms that decide the event alone; lower tails as complements
+      laws.py         Law, SumLaw (Σ count_i · law_i), Cut, restrict
+      dispatch.py     the ordered table of methods:
+        support         (dispatch.py)    threshold outside the support
+        chernoff        chernoff.py      Chernoff tails and quantiles from the exact MGF
+        lattice         lattice.py       exact DFT inversion of an integer count (one bit)
+        enumeration     enumeration.py   every count vector of a small sum
+        conditioned     conditioning.py  condition on rare heavy atoms, one problem per branch
+        fourier         fourier.py       window + charfn.py (φ with error bounds)
+                                         + majorants.py (Vaaler's trigonometric majorants)
+                                         + phase.py (exact phase reduction)
+    support         validation.py (argument checks)  floats.py (constants)  backend.py  errors.py
 """
 
+from .bounds import ErrorBudget
 from .calibrate import Calibration, calibrate
+from .closed_forms import local_dp_q, moments, precision_sigma, three_sigma_q
 from .distribution import RatioDistribution, ratio_distribution
 from .errors import CalibrationError, MemoryBudgetError
-from .model import local_dp_q, moments, precision_sigma, three_sigma_q
-from .results import ErrorBudget, TailBound
+from .results import TailBound
 from .tail import tail
 
 __all__ = [
@@ -28,4 +48,4 @@ __all__ = [
     "tail",
     "three_sigma_q",
 ]
-__version__ = "0.1.0"
+__version__ = "0.2.0"

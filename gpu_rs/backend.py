@@ -14,7 +14,9 @@ from typing import Any
 
 import numpy as np
 
-BACKENDS = ("numpy", "cupy", "array_api_strict")
+from .validation import BACKEND_NAMES, TEST_BACKENDS
+
+BACKENDS = tuple(name for name in BACKEND_NAMES + TEST_BACKENDS if name != "auto")
 ENV_VAR = "GPU_RS_BACKEND"
 POOL_FRACTION = 0.8
 """Largest share of the device's memory CuPy's pool may hold."""
@@ -57,7 +59,8 @@ def resolve_backend(name: str = "auto") -> str:
         source = None
     if name not in BACKENDS:
         what = source or f"backend={name!r}"
-        raise ValueError(f"backend must be one of 'auto', 'numpy', 'cupy': got {what}")
+        names = ", ".join(repr(b) for b in BACKEND_NAMES)
+        raise ValueError(f"backend must be one of {names}: got {what}")
     if name == "cupy" and not cupy_available():
         raise ValueError("backend 'cupy' needs CuPy and a CUDA device; none is usable here")
     return name
@@ -80,7 +83,7 @@ class Backend:
         """Bytes the engine may use on the device (CuPy) or host (others)."""
         if self.name == "cupy":
             free, _total = self.xp.cuda.runtime.memGetInfo()
-            return int(free * 0.8)
+            return int(free * POOL_FRACTION)
         return host_free_memory()
 
 

@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .errors import CalibrationError
-from .model import local_dp_q, precision_sigma, three_sigma_q
-from .params import Problem, check_open, resolve_eps
-from .results import TailBound, _ToDict
+from .closed_forms import local_dp_q, precision_sigma, three_sigma_q
+from .results import TailBound
+from .serialize import ToDict
+from .validation import Problem, check_open, resolve_eps
 from .tail import tail
 
 Q_MAX = 0.5 - 1e-9
@@ -26,7 +27,7 @@ above which the tail's lower bound counts as a miss (four misses in a row end it
 
 
 @dataclass(frozen=True)
-class Calibration(_ToDict):
+class Calibration(ToDict):
     """The calibrated flip probability and how it compares with the alternatives.
 
     ``tail.upper <= eta`` holds at ``q`` (certified); ``q - q_tol`` was checked

@@ -1,6 +1,6 @@
 """The characteristic function of ``Y`` at many frequencies, with error bounds.
 
-For ``Y = Z_1 + … + Z_m + W`` (see :mod:`gpu_rs.chernoff`) and a window
+For a sum ``Y`` of independent summands (a :class:`~gpu_rs.laws.SumLaw`) and a window
 ``[a, a + P)``, this evaluates ``φ_k = E exp(2πik (Y − a)/P)`` for
 ``k = k0 … k1 − 1`` on the array namespace ``xp``. Each summand's
 ``log φ`` is formed as ``log1p(z)`` with ``z = Σ p_l (e^{iω d_l} − 1)`` and
@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from .chernoff import Law, SumLaw
-from .model import UNIT
+from .floats import EXP_LIMIT, FLOOR, LOG_ZERO, UNIT
+from .laws import Law, SumLaw
 from .phase import MAX_K, split, turns
 
 
@@ -119,13 +119,12 @@ def _summand_log(xp: Any, k: Any, k_max: float, period: float, law: Law) -> tupl
     mod2m1 = 2.0 * re + re * re + im * im
     modulus = xp.sqrt(xp.maximum(1.0 + mod2m1, xp.zeros_like(mod2m1)))
     gap = modulus - e_re - e_im
-    tiny = 1e-300
-    good = gap > tiny
+    good = gap > FLOOR
     # Where |1 + z| is not safely above its error (a zero of the characteristic function),
     # the log is not used: only |phi| <= modulus + error is, through `log_bound`.
     safe_mod = xp.where(good, mod2m1, xp.zeros_like(mod2m1))
     safe_gap2 = xp.where(good, gap * gap, xp.ones_like(gap))
-    log_mod = xp.where(good, 0.5 * xp.log1p(safe_mod), xp.full_like(mod2m1, -800.0))
+    log_mod = xp.where(good, 0.5 * xp.log1p(safe_mod), xp.full_like(mod2m1, LOG_ZERO))
     arg = xp.atan2(im, 1.0 + re)
     one_re = xp.abs(1.0 + re)
     abs_im_z = xp.abs(im)
@@ -135,38 +134,41 @@ def _summand_log(xp: Any, k: Any, k_max: float, period: float, law: Law) -> tupl
         + (4.0 * UNIT) * (xp.abs(log_mod) + xp.abs(arg))
     )
     e_log = xp.where(good, e_log, xp.full_like(e_log, math.inf))
-    log_bound = xp.log(modulus + e_re + e_im + tiny)
+    log_bound = xp.log(modulus + e_re + e_im + FLOOR)
     return log_mod, arg, e_log, log_bound, centre
 
 
 def spectrum(xp: Any, law: SumLaw, a: float, period: float, k0: int, k1: int) -> Spectrum:
-    """``φ_k`` of ``(Y − a)/period`` mod 1 for ``k0 <= k < k1``, with error bounds."""
+    """``φ_k`` of ``(Y − a)/period`` mod 1 for ``k0 <= k < k1``, with error bounds.
+
+    ``log φ = Σ_i count_i log φ_i`` over the parts; the parts' centres add back
+    exactly, as the rational ``(Σ_i count_i c_i − a)/period`` reduced modulo 1.
+    """
     if k1 > MAX_K:
         raise ValueError(f"at most {MAX_K} frequencies are supported: asked for {k1}")
     k = xp.arange(k0, k1, dtype=xp.float64)
     k_max = float(k1)
-    m = float(law.m)
-    lm0, arg0, e0, lb0, c0 = _summand_log(xp, k, k_max, period, law.zero)
-    lm1, arg1, e1, lb1, c1 = _summand_log(xp, k, k_max, period, law.outlier)
-    # The centres add back exactly: (m c_0 + c_1 - a) / period as a rational.
-    drift = (law.m * c0 + c1 - Fraction(a)) / Fraction(period)
-    t, t_err = turns(xp, k, split(drift), k_max)
-    log_mod = m * lm0 + lm1
-    phase = m * arg0 + arg1 + (2.0 * math.pi) * t
-    e_tot = (
-        m * e0
-        + e1
-        + (4.0 * UNIT) * (m * (xp.abs(lm0) + xp.abs(arg0)) + xp.abs(lm1) + xp.abs(arg1))
-        + (2.0 * math.pi) * t_err
-        + (4.0 * UNIT) * xp.abs(phase)
-    )
+    log_mod = phase = e_tot = log_bound = None
+    drift = -Fraction(a)
+    for part, count in law.parts:
+        lm, arg, e, lb, centre = _summand_log(xp, k, k_max, period, part)
+        m = float(count)
+        drift += count * centre
+        terms = (m * lm, m * arg, m * e + (4.0 * UNIT) * m * (xp.abs(lm) + xp.abs(arg)), m * lb)
+        if log_mod is None:
+            log_mod, phase, e_tot, log_bound = terms
+        else:
+            log_mod, phase, e_tot, log_bound = (s + t for s, t in zip((log_mod, phase, e_tot, log_bound), terms))
+    t, t_err = turns(xp, k, split(drift / Fraction(period)), k_max)
+    phase = phase + (2.0 * math.pi) * t
+    e_tot = e_tot + (2.0 * math.pi) * t_err + (4.0 * UNIT) * xp.abs(phase)
     modulus = xp.exp(log_mod)
     re = modulus * xp.cos(phase)
     im = modulus * xp.sin(phase)
     finite = xp.isfinite(e_tot)
-    e_cap = xp.where(finite, xp.minimum(e_tot, xp.full_like(e_tot, 700.0)), xp.zeros_like(e_tot))
+    e_cap = xp.where(finite, xp.minimum(e_tot, xp.full_like(e_tot, EXP_LIMIT)), xp.zeros_like(e_tot))
     # Where the log's error is unbounded, fall back to |phi - phi_hat| <= |phi_hat| + bound on |phi|.
-    fallback = modulus + xp.minimum(xp.exp(m * lb0 + lb1), xp.ones_like(modulus))
+    fallback = modulus + xp.minimum(xp.exp(log_bound), xp.ones_like(modulus))
     err = xp.minimum(modulus * (xp.expm1(e_cap) + 4.0 * UNIT), fallback)
     err = xp.where(finite, err, fallback)
     return Spectrum(re, im, err, modulus)

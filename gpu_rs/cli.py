@@ -27,10 +27,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import IO, Any, NoReturn
 
-from gpu_rs.params import MAX_BITS, MAX_N
+from gpu_rs.validation import BACKEND_NAMES, MAX_BITS, MAX_N
 
 PROG = "gpu-rs"
-BACKENDS = ("auto", "numpy", "cupy")
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -110,7 +109,7 @@ def _add_common(p: argparse.ArgumentParser, *, q: bool, eps_required: bool) -> N
 
 
 def _add_run_options(p: argparse.ArgumentParser, *, json_help: str) -> None:
-    p.add_argument("--backend", choices=BACKENDS, default="auto",
+    p.add_argument("--backend", choices=BACKEND_NAMES, default="auto",
                    help="array backend; 'auto' picks CuPy only where a GPU is usable "
                         "(GPU_RS_BACKEND overrides it); default: auto")
     p.add_argument("--json", action="store_true", help=json_help)
@@ -265,21 +264,10 @@ def _isatty(stream: IO[str]) -> bool:
 # --------------------------------------------------------------------------- output
 
 
-def _jsonable(value: Any) -> Any:
-    """Make ``to_dict()`` output safe for strict JSON (NumPy values, non-finite floats)."""
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if hasattr(value, "tolist"):  # NumPy arrays and scalars
-        return _jsonable(value.tolist())
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    return value
-
-
 def _print_json(result: Any) -> None:
-    print(json.dumps(_jsonable(result.to_dict()), allow_nan=False))
+    from gpu_rs.serialize import plain
+
+    print(json.dumps(plain(result.to_dict()), allow_nan=False))
 
 
 def _fmt(x: float | None, spec: str = ".6g") -> str:
@@ -425,10 +413,7 @@ def _cmd_pmf(args: argparse.Namespace) -> int:
 
 
 def _plot(d: Any, path: str, eps: float | None) -> None:
-    import matplotlib.pyplot as plt
-
-    ax = d.plot(path, eps=eps)
-    plt.close(ax.figure)
+    d.plot(path, eps=eps)
 
 
 def _cmd_doctor(args: argparse.Namespace) -> int:

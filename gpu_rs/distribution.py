@@ -1,6 +1,6 @@
 """``ratio_distribution``: the bucketed pmf of ``R`` with certified ``sf``/``cdf`` bounds.
 
-The Vaaler–Selberg bounds of :mod:`gpu_rs.selberg` depend on the threshold
+The Vaaler–Selberg bounds of :mod:`gpu_rs.majorants` depend on the threshold
 ``α`` only through ``e^{±2πikα}``, so one FFT of length ``N`` gives them at all
 ``N`` thresholds ``α_j = j/N`` of the window at once.
 """
@@ -15,14 +15,16 @@ from typing import Any
 
 import numpy as np
 
+from . import chernoff
+from .atoms import ONE, ZERO, record_atoms
 from .backend import Backend, get_backend
 from .charfn import spectrum
-from .chernoff import SumLaw
-from .model import UNIT, atoms, moments
-from .params import Problem, check_int
-from .reduce import truncated_law
-from .results import _ToDict
-from .selberg import vaaler_weights
+from .closed_forms import moments
+from .floats import UNIT
+from .laws import SumLaw, restricted
+from .majorants import vaaler_weights
+from .serialize import ToDict
+from .validation import Problem, check_int
 
 FFT_ERROR_CONSTANT = 8.0
 """Assumed ``c`` in the componentwise FFT error bound ``c log2(N) u Σ|x|`` (see docs/certification.md)."""
@@ -30,7 +32,7 @@ OVERSAMPLE = 8
 
 
 @dataclass(frozen=True, repr=False)
-class RatioDistribution(_ToDict):
+class RatioDistribution(ToDict):
     """The distribution of ``R = X/n`` on a grid of buckets.
 
     Attributes
@@ -139,15 +141,15 @@ class RatioDistribution(_ToDict):
 
 def _full_law(prob: Problem) -> SumLaw:
     """The law of ``Y = X − n w_0`` with no atom removed."""
-    at = atoms(prob.bits, prob.q)
-    if not np.isfinite(at.shifted).all():
+    zero, one = record_atoms(prob.bits, prob.q, ZERO), record_atoms(prob.bits, prob.q, ONE)
+    if not np.isfinite(zero.gaps).all():
         raise ValueError(
             f"bits={prob.bits} with q={prob.q:g} has atoms (q/p)^-L beyond float64; use tail() for such cases"
         )
-
-    small = np.ones(prob.bits + 1, dtype=bool)
-    zero = truncated_law(at, False, small, at.shifted)
-    return SumLaw(zero, truncated_law(at, True, small, at.shifted), prob.n - 1)
+    keep = np.ones(prob.bits + 1, dtype=bool)
+    parts = [(restricted(at.gaps, at.log_probs, at.probs, at.prob_error, at.exact, keep), c)
+             for at, c in ((zero, prob.n - 1), (one, 1)) if c > 0]
+    return SumLaw(tuple(parts))
 
 
 def _complex(xp: Any, re: Any, im: Any) -> Any:
@@ -203,13 +205,13 @@ def ratio_distribution(
         raise ValueError(f"tail_mass must be a number in (0, 0.5): got {tail_mass!r}")
     be = get_backend(backend)
     law = _full_law(prob)
-    a = law.lower_quantile(tail_mass)
-    top = law.upper_quantile(tail_mass)
+    a = chernoff.lower_quantile(law, tail_mass)
+    top = chernoff.upper_quantile(law, tail_mass)
     if top <= a:
         top = a + max(abs(a), 1.0) * 1e-6
     span = top - a
     step = span / buckets
-    below, above = law.lower_tail(a), law.upper_tail(top)
+    below, above = chernoff.lower_tail(law, a), chernoff.upper_tail(law, top)
     lower, upper = sf_on_grid(be, law, a, span, buckets)
     # P[Y > x_j] is P[U in (alpha_j, 1)] plus the mass above the window, less any aliased mass.
     # sf is non-increasing, so each bound also holds for every later (upper) or earlier
@@ -218,7 +220,7 @@ def ratio_distribution(
     sf_hi = np.minimum.accumulate(np.minimum(upper + above, 1.0))
     mid = 0.5 * (sf_lo + sf_hi)
     probs = mid - np.append(mid[1:], 0.5 * above)
-    w0 = math.exp(atoms(prob.bits, prob.q).log_w[0])
+    w0 = math.exp(record_atoms(prob.bits, prob.q).log_values[0])
     values = (a + step * np.arange(buckets)) / prob.n + w0
     mean, var = moments(prob.n, prob.bits, prob.q)
     return RatioDistribution(

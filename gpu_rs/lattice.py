@@ -1,4 +1,4 @@
-"""Exact tails on an integer lattice (``L = 1``: ``X`` counts the vectors with a set bit).
+"""The lattice method: exact tails of an integer count (``L = 1``: ``X`` counts the set bits).
 
 For an integer-valued ``J`` whose mass lies, up to a Chernoff-bounded remainder,
 in a window of ``M`` consecutive integers, the discrete Fourier transform of
@@ -12,17 +12,20 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from . import chernoff
+from .bounds import Bounds, ErrorBudget
 from .charfn import spectrum
-from .chernoff import SumLaw
-from .model import UNIT
+from .floats import FLOOR, UNIT
+from .fourier import BYTES_PER_TERM, WINDOW_DELTA
+from .laws import Cut, SumLaw
 
 
-def lattice_upper_sum(xp: Any, law: SumLaw, start: int, window_lo: int, size: int) -> tuple[float, float]:
-    """``Σ_{j=start}^{window_lo+size−1} P[J ≡ j mod size]`` and its round-off bound.
+def lattice_sum(xp: Any, law: SumLaw, start: int, stop: int, window_lo: int, size: int) -> tuple[float, float]:
+    """``Σ_{j=start}^{stop−1} P[J ≡ j mod size]`` and its round-off bound.
 
-    ``law`` must have integer values. ``start`` lies in ``[window_lo, window_lo + size]``.
+    ``law`` must have integer values; ``window_lo <= start <= stop <= window_lo + size``.
     """
-    count = window_lo + size - start
+    count = stop - start
     if count <= 0:
         return 0.0, 0.0
     # J is integer-valued, so phi_{size-f} = conj(phi_f) and G_{size-f} = conj(G_f):
@@ -48,27 +51,40 @@ def lattice_upper_sum(xp: Any, law: SumLaw, start: int, window_lo: int, size: in
     return total, roundoff
 
 
-def lattice_tail(xp: Any, law: SumLaw, j_upper: int, j_lower: int, delta: float) -> tuple[float, float, float, float, int]:
-    """Bounds on ``P[J >= j_upper]`` (upper) and ``P[J >= j_lower]`` (lower) for integer ``J``.
+def bound(law: SumLaw, cut: Cut, target: float, max_terms: int, xp: Any) -> Bounds | None:
+    """Bounds on ``P[J > y]`` (or ``P[J < y]``) for an integer-valued sum ``J``; None for other sums.
 
-    Returns
-    -------
-    (lower, upper, truncation, roundoff, size)
+    The window of ``M`` integers is chosen by Chernoff quantiles. The sum over the window's
+    indices of the event counts mass aliased from outside; that mass is bounded and
+    subtracted from the lower bound, and the event's own mass beyond the window is added
+    to the upper bound. Nothing else is approximated but round-off.
     """
-    lo = math.floor(law.lower_quantile(delta))
-    hi = math.ceil(law.upper_quantile(delta)) + 1
-    lo = max(min(lo, j_upper - 1), math.floor(law.min))
-    hi = max(hi, j_lower + 1)
+    if not law.is_lattice:
+        return None
+    if cut.above:  # J >= first index of the event
+        first = (math.ceil(cut.upper_at), math.ceil(cut.lower_at)) if cut.inclusive else \
+            (math.floor(cut.upper_at) + 1, math.floor(cut.lower_at) + 1)
+        edges = first
+    else:  # J <= last index of the event
+        last = (math.floor(cut.upper_at), math.floor(cut.lower_at)) if cut.inclusive else \
+            (math.ceil(cut.upper_at) - 1, math.ceil(cut.lower_at) - 1)
+        edges = (last[0] + 1, last[1] + 1)
+    delta = max(FLOOR, WINDOW_DELTA * target)
+    lo = math.floor(chernoff.lower_quantile(law, delta))
+    hi = math.ceil(chernoff.upper_quantile(law, delta)) + 1
+    lo = max(min(lo, min(edges) - 1), math.floor(law.min))
+    hi = max(hi, max(edges) + 1)
     size = 1 << max(4, math.ceil(math.log2(hi - lo + 1)))
-    below = law.lower_tail(lo - 0.5)
-    above = law.upper_tail(lo + size - 0.5)
-    results = []
-    rounds = []
-    for start in (j_upper, j_lower):
-        start = min(max(start, lo), lo + size)
-        total, roundoff = lattice_upper_sum(xp, law, start, lo, size)
-        results.append(total)
-        rounds.append(roundoff)
-    upper = results[0] + rounds[0] + above
-    lower = results[1] - rounds[1] - above - below
-    return lower, upper, above + below, max(rounds), size
+    below = chernoff.lower_tail(law, lo - 0.5)
+    above = chernoff.upper_tail(law, lo + size - 0.5)
+
+    def event_sum(edge: int) -> tuple[float, float]:
+        edge = min(max(edge, lo), lo + size)
+        return lattice_sum(xp, law, edge, lo + size, lo, size) if cut.above else lattice_sum(xp, law, lo, edge, lo, size)
+
+    (s_up, r_up), (s_lo, r_lo) = event_sum(edges[0]), event_sum(edges[1])
+    beyond = above if cut.above else below
+    # s_up - s_lo > 0 only where the float threshold lies within its error of a lattice point.
+    budget = ErrorBudget(truncation=above + below + beyond, roundoff=r_up + r_lo + (s_up - s_lo))
+    return Bounds.make(s_lo - r_lo - above - below, s_up + r_up + beyond, budget, "lattice", size,
+                       size * (BYTES_PER_TERM + 48))

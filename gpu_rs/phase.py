@@ -12,7 +12,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from .model import UNIT
+from .floats import UNIT
 
 MAX_K = 1 << 27
 SPLIT_BITS = 26

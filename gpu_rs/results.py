@@ -2,59 +2,46 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
-
-def _plain(value: Any) -> Any:
-    """Convert a field value into something ``json.dumps`` accepts."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return value.to_dict()
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return [_plain(v) for v in value.tolist()]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    return value
-
-
-class _ToDict:
-    def to_dict(self) -> dict[str, Any]:
-        """Every field as plain JSON-ready Python values."""
-        return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
+from .bounds import ErrorBudget
+from .serialize import ToDict
 
 
 @dataclass(frozen=True)
-class ErrorBudget(_ToDict):
-    """How much each certified approximation widened the interval.
-
-    Each entry is an absolute probability that was added to ``upper`` and/or
-    subtracted from ``lower``.
-    """
-
-    discretization: float = 0.0
-    """Width from rounding atoms to the grid (threshold shift plus its failure probability)."""
-    truncation: float = 0.0
-    """Mass outside the FFT window, bounded by Chernoff bounds."""
-    roundoff: float = 0.0
-    """Floating-point error of the FFT, the power and the summation."""
-
-
-@dataclass(frozen=True)
-class TailBound(_ToDict):
+class TailBound(ToDict):
     """Certified bounds on ``P[R > e^eps]`` (or ``>=`` when ``inclusive``).
 
     ``lower <= P <= upper`` holds with every approximation accounted for
-    (SPEC §4). ``met`` says whether the requested width was reached.
+    (SPEC §4); ``budget`` says what each approximation added, and its parts add up
+    to ``upper − lower``. ``met`` says whether the requested width was reached.
+
+    Attributes
+    ----------
+    n, bits, q, eps : int, int, float, float
+        The query: users, bits per report, flip probability, privacy level.
+    lower, estimate, upper : float
+        The certified interval and a point inside it (its midpoint).
+    inclusive : bool
+        True for ``P[R >= e^eps]``.
+    rel_width, abs_width : float
+        The width asked: ``upper − lower <= max(rel_width · lower, abs_width)``.
+    met : bool
+        Whether that width was reached.
+    method : str
+        The method that answered (see :mod:`gpu_rs.dispatch`).
+    backend : str
+        The array backend that ran.
+    grid_points : int
+        Fourier terms, lattice points or count vectors used (0 for closed forms).
+    memory_bytes : int
+        Peak memory the method held.
+    seconds : float
+        Wall time.
+    budget : ErrorBudget
+        The width, by source.
     """
 
     n: int

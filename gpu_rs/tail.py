@@ -5,39 +5,23 @@ from __future__ import annotations
 import math
 import time
 
-from .backend import Backend, get_backend
-from .errors import MemoryBudgetError
-from .model import UNIT, atoms
-from .params import Problem, check_open, resolve_eps
-from .reduce import Reduced, reduce_problem
-from .results import ErrorBudget, TailBound
-from .solve import BLOCK, BYTES_PER_TERM, FIRST_TERMS, Partial, solve
+from .atoms import ONE, ZERO
+from .backend import get_backend
+from .crossing import Query
+from .fourier import FIRST_TERMS
+from .pipeline import Plan, plan_terms, tail_bounds
+from .results import TailBound
+from .validation import Problem, check_closed_open, check_int, check_open, resolve_eps
 
 DEFAULT_MAX_TERMS = 1 << 24
-
-def plan_terms(be: Backend, max_terms: int, max_memory: int | None) -> int:
-    """How many frequencies the memory budget allows; refuses up front if too few."""
-    budget = be.free_memory() // 2 if max_memory is None else int(max_memory)
-    fit = (budget - BLOCK * 100) // BYTES_PER_TERM
-    if fit < FIRST_TERMS:
-        need = FIRST_TERMS * BYTES_PER_TERM + BLOCK * 100
-        raise MemoryBudgetError(
-            f"max_memory must allow at least {need / 2**20:.1f} MiB for this query: got {budget / 2**20:.1f} MiB"
-        )
-    return int(min(max_terms, fit))
+"""Most Fourier terms a tail query may use (memory permitting)."""
 
 
-def _combine(red: Reduced, part: Partial) -> tuple[float, float]:
-    """``P[X > t] = 1 − P[A] (1 − P[Y > y | A])`` with ``P[A]`` bracketed."""
-    if red.law is None:
-        return 1.0, 1.0
-    hi_log = min(0.0, red.log_keep + red.keep_error)
-    lo_log = red.log_keep - red.keep_error
-    lower = -math.expm1(hi_log) + math.exp(hi_log) * part.lower
-    upper = -math.expm1(lo_log) + math.exp(lo_log) * part.upper
-    lower = max(0.0, lower - 4 * UNIT * abs(lower))
-    upper = min(1.0, upper + 4 * UNIT * abs(upper))
-    return lower, upper
+def forward_query(prob: Problem, inclusive: bool) -> Query:
+    """``P[X > n e^ε]`` for ``X`` = ``n − 1`` zero-vector atoms plus one outlier atom (seed 003 §3)."""
+    log_t = math.log(prob.n) + prob.eps
+    return Query(prob.bits, prob.q, ((ZERO, prob.n - 1), (ONE, 1)), log_t, True, inclusive,
+                 log_t_error=4.0 * 2.0**-53 * (abs(math.log(prob.n)) + prob.eps))
 
 
 def tail(
@@ -65,7 +49,7 @@ def tail(
     q : float
         Flip probability, ``0 < q < 1/2``.
     eps : float, optional
-        Privacy level ``ε > 0``; give this or ``ratio = e^ε``.
+        Privacy level ``0 < ε < 700``; give this or ``ratio = e^ε``.
     inclusive : bool
         Bound ``P[R >= e^eps]`` instead of the strict tail.
     rel_width, abs_width : float
@@ -74,7 +58,7 @@ def tail(
         Array backend; ``auto`` picks CuPy where a CUDA device is usable,
         unless ``GPU_RS_BACKEND`` says otherwise.
     max_terms : int
-        Most Fourier terms to use before giving up on the target width.
+        Most Fourier terms to use before giving up on the target width, ``>= 2048``.
     max_memory : int, optional
         Memory budget in bytes (default: half the free memory of the device).
 
@@ -85,62 +69,31 @@ def tail(
         width was reached.
     """
     start = time.perf_counter()
-    eps = resolve_eps(eps, ratio)
-    prob = Problem(n, bits, q, eps)
+    prob = Problem(n, bits, q, resolve_eps(eps, ratio))
     rel_width = check_open("rel_width", rel_width, 0.0, 1.0)
-    if isinstance(abs_width, bool) or not isinstance(abs_width, (int, float)) or not 0.0 <= abs_width < 1.0:
-        raise ValueError(f"abs_width must be a number in [0, 1): got {abs_width!r}")
-    max_terms = int(max_terms)
-    if max_terms < FIRST_TERMS:
-        raise ValueError(f"max_terms must be an integer >= {FIRST_TERMS}: got {max_terms}")
+    abs_width = check_closed_open("abs_width", abs_width, 0.0, 1.0)
+    max_terms = check_int("max_terms", max_terms, FIRST_TERMS, 1 << 27)
+    if max_memory is not None:
+        max_memory = check_int("max_memory", max_memory, 1, 1 << 50)
     be = get_backend(backend)
-    max_terms = plan_terms(be, max_terms, max_memory)
-    red = reduce_problem(prob, atoms(prob.bits, prob.q))
-    if red.law is None:
-        part = Partial(1.0, 1.0, ErrorBudget(), "exact", 0, 0)
-    elif red.log_keep + red.keep_error < -700.0:
-        # P[A] is below 1e-304: the tail is 1 - P[A] (1 - P[Y > y | A]), bracketed without Y.
-        part = Partial(0.0, 1.0, ErrorBudget(), "exact", 0, 0)
-    else:
-        keep = math.exp(red.log_keep)
-        gone = -math.expm1(red.log_keep)
-
-        def inner_target(tail_guess: float) -> float:
-            return max(abs_width, rel_width * tail_guess, 1e-300) / keep
-
-        def run(target: float) -> Partial:
-            return solve(be, red.law, red.y_upper, red.y_lower, target, inclusive, max_terms, lattice=bool(red.step))
-
-        target = inner_target(gone + keep * red.law.upper_tail(red.y_upper))
-        part = run(target)
-        for _ in range(3):
-            lower, upper = _combine(red, part)
-            if upper - lower <= max(abs_width, rel_width * lower):
-                break
-            refined = inner_target(lower)
-            if refined >= 0.9 * target:
-                break
-            target = refined
-            part = run(target)
-    lower, upper = _combine(red, part)
-    estimate = 0.5 * (lower + upper)
-    met = upper - lower <= max(abs_width, rel_width * lower)
+    plan = Plan(rel_width, abs_width, plan_terms(max_terms, be.free_memory(), max_memory))
+    b = tail_bounds(forward_query(prob, inclusive), plan, be.xp)
     return TailBound(
         n=prob.n,
         bits=prob.bits,
         q=prob.q,
         eps=prob.eps,
-        lower=lower,
-        estimate=estimate,
-        upper=upper,
+        lower=b.lower,
+        estimate=0.5 * (b.lower + b.upper),
+        upper=b.upper,
         inclusive=inclusive,
         rel_width=rel_width,
         abs_width=abs_width,
-        met=met,
-        method=part.method,
+        met=plan.met(b),
+        method=b.method,
         backend=be.name,
-        grid_points=part.points,
-        memory_bytes=part.memory,
+        grid_points=b.terms,
+        memory_bytes=b.memory,
         seconds=time.perf_counter() - start,
-        budget=part.budget,
+        budget=b.budget,
     )

@@ -27,6 +27,11 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "slow: takes more than a few seconds (deselect with -m 'not slow')"
     )
+    # Every error budget must add up to its interval's width: fail loudly if a
+    # combination rule misattributes more than rounding.
+    import gpu_rs.bounds
+
+    gpu_rs.bounds.STRICT = True
 
 
 @pytest.fixture(params=BACKENDS, scope="session")

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from gpu_rs.charfn import spectrum
-from gpu_rs.chernoff import Law, SumLaw
+from gpu_rs.laws import Law, SumLaw
 from gpu_rs.phase import split, turns
-from gpu_rs.selberg import interval_bounds, vaaler_weights
+from gpu_rs.majorants import interval_bounds, vaaler_weights
 
 
 def _selberg_poly(x: np.ndarray, alpha: float, K: int, sign: float) -> np.ndarray:
@@ -55,7 +55,7 @@ def _law(values: list[float], probs: list[float]) -> Law:
 def test_spectrum_error_bound_holds_against_extended_precision() -> None:
     zero = _law([0.0, 0.3, 2.5], [0.7, 0.25, 0.05])
     out = _law([0.0, 0.3, 2.5], [0.05, 0.25, 0.7])
-    law = SumLaw(zero, out, 40)
+    law = SumLaw(((zero, 40), (out, 1)))
     a, period = -1.0, 60.0
     spec = spectrum(np, law, a, period, 1, 400)
     k = np.arange(1, 400, dtype=np.longdouble)
@@ -76,7 +76,7 @@ def test_spectrum_error_bound_holds_against_extended_precision() -> None:
 def test_interval_bounds_contain_exact_probability() -> None:
     # Y = sum of 6 fair dice: exact P[Y > 20] by convolution, bounded via the window [5, 37).
     die = _law([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [1 / 6] * 6)
-    law = SumLaw(die, die, 5)
+    law = SumLaw(((die, 6),))
     pmf = np.ones(1)
     for _ in range(6):
         pmf = np.convolve(pmf, np.full(6, 1 / 6))

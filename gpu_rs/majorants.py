@@ -21,7 +21,7 @@ import math
 from typing import Any
 
 from .charfn import Spectrum
-from .model import UNIT
+from .floats import UNIT
 from .phase import split, turns
 
 

@@ -1,0 +1,95 @@
+"""The methods that bound ``P[Y > y]`` for a sum of independent summands, in the order tried.
+
+Every method has the signature ``bound(law, cut, target, max_terms, xp) -> Bounds | None``
+and returns None where it does not apply. The first that applies answers:
+
+=============  ==========================  ===================================================
+method         module                      applies where
+=============  ==========================  ===================================================
+support        here                        ``y`` lies outside the support: the tail is 0 or 1
+chernoff       :mod:`gpu_rs.chernoff`      a Chernoff bound alone is below half the target
+lattice        :mod:`gpu_rs.lattice`       the sum is an integer count (one bit): exact DFT
+enumeration    :mod:`gpu_rs.enumeration`   at most 10^6 count vectors: exact finite sum
+conditioned    :mod:`gpu_rs.conditioning`  rare heavy atoms widen the window; one window on a
+                                           small budget fell short
+fourier        :mod:`gpu_rs.fourier`       always: characteristic function and Vaaler's
+                                           majorants in a Chernoff window
+=============  ==========================  ===================================================
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from . import chernoff, enumeration, fourier, lattice
+from .bounds import Bounds, ErrorBudget
+from .conditioning import mixture, split_heavy
+from .laws import Cut, SumLaw
+
+Method = Callable[[SumLaw, Cut, float, int, Any], "Bounds | None"]
+
+TRY_TERMS = 1 << 15
+"""Budget of the single-window attempt made before splitting off heavy atoms."""
+
+
+def support(law: SumLaw, cut: Cut, target: float, max_terms: int, xp: Any) -> Bounds | None:
+    """0 or 1 where the threshold lies beyond the smallest or largest value of the sum."""
+    never = law.max < cut.lo or (not cut.inclusive and law.max <= cut.lo)  # Y > y impossible
+    always = law.min > cut.hi  # Y > y certain
+    if not cut.above:
+        never, always = law.min > cut.hi or (not cut.inclusive and law.min >= cut.hi), law.max < cut.lo
+    if never:
+        return Bounds.point(0.0)
+    if always:
+        return Bounds.point(1.0)
+    return None
+
+
+def chernoff_only(law: SumLaw, cut: Cut, target: float, max_terms: int, xp: Any) -> Bounds | None:
+    """``[0, bound]`` or ``[1 − bound, 1]`` where a Chernoff bound is below half the target."""
+    above = chernoff.upper_tail(law, cut.lo)  # bounds P[Y >= lo]
+    below = chernoff.lower_tail(law, cut.hi)  # bounds P[Y <= hi]
+    inside, outside = (above, below) if cut.above else (below, above)
+    if inside <= 0.5 * target:
+        return Bounds.make(0.0, inside, ErrorBudget(truncation=inside), "chernoff")
+    if outside <= 0.5 * target:
+        return Bounds.make(1.0 - outside, 1.0, ErrorBudget(truncation=outside), "chernoff")
+    return None
+
+
+def conditioned(law: SumLaw, cut: Cut, target: float, max_terms: int, xp: Any) -> Bounds | None:
+    """One window on a small budget; where it falls short, condition on the heavy atoms.
+
+    Both intervals are certified, so where both were computed their intersection is too.
+    """
+    heavy = split_heavy(law, cut, target)
+    if heavy is None:
+        return None
+    first = fourier.bound(law, cut, target, min(max_terms, TRY_TERMS), xp)
+    if first.width <= target:
+        return first
+    share = 0.5 * target / max(1, len(heavy.branches))
+    parts = [solve(b.law, b.cut, min(1.0, share / b.prob), max_terms, xp, LIGHT) for b in heavy.branches]
+    return first.intersect(mixture(heavy, parts))
+
+
+METHODS: tuple[tuple[str, Method], ...] = (
+    ("support", support),
+    ("chernoff", chernoff_only),
+    ("lattice", lattice.bound),
+    ("enumeration", enumeration.bound),
+    ("conditioned", conditioned),
+    ("fourier", fourier.bound),
+)
+LIGHT = tuple((name, m) for name, m in METHODS if name != "conditioned")
+"""The table for the branches of a split: they have no heavy atoms left."""
+
+
+def solve(law: SumLaw, cut: Cut, target: float, max_terms: int, xp: Any,
+          methods: tuple[tuple[str, Method], ...] = METHODS) -> Bounds:
+    """Bounds on ``P[Y ∈ cut]`` of absolute width about ``target``, by the first method that applies."""
+    for _name, method in methods:
+        found = method(law, cut, target, max_terms, xp)
+        if found is not None:
+            return found
+    raise RuntimeError("no method applies: the last method of the table must always answer")
