@@ -1,4 +1,4 @@
-"""Benchmarks for issue 4 ("Scale and speed"): ``python -m benchmarks`` (or ``gpu-rs bench``).
+"""Benchmarks for issue 4 ("Scale and speed"): ``python -m benchmarks``.
 
 For each case the certified engine (:func:`gpu_rs.tail`, :func:`gpu_rs.calibrate`) is timed
 in a child process, with its peak memory, next to three baselines

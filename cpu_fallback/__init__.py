@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import gpu_rs
 from gpu_rs import __all__  # noqa: F401 - the same public names

@@ -78,7 +78,9 @@ def log_r(q: float) -> float:
 
 
 @lru_cache(maxsize=64)
-def _zero_vector(bits: int, q: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple[Fraction, ...] | None]:
+def _zero_vector(
+    bits: int, q: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple[Fraction, ...] | None]:
     """Probabilities of ``l`` set bits for a zero vector: logs, floats, low parts, errors, exact."""
     log_q, log_p = math.log(q), math.log1p(-q)
     comb = [math.comb(bits, k) for k in range(bits + 1)]

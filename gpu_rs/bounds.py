@@ -107,8 +107,17 @@ class Bounds:
     memory: int = 0
 
     @classmethod
-    def make(cls, lower: float, upper: float, budget: ErrorBudget, method: str, terms: int = 0, memory: int = 0,
-             *, shrunk: bool = False) -> Bounds:
+    def make(
+        cls,
+        lower: float,
+        upper: float,
+        budget: ErrorBudget,
+        method: str,
+        terms: int = 0,
+        memory: int = 0,
+        *,
+        shrunk: bool = False,
+    ) -> Bounds:
         """An interval whose budget is settled against its width (see :func:`settle`)."""
         return cls(lower, upper, settle(lower, upper, budget, shrunk=shrunk), method, terms, memory)
 
@@ -131,8 +140,7 @@ class Bounds:
             return 0.0 if x == 0.0 or 0.5 <= x <= 1.0 else UNIT
 
         below, above = err(self.upper), err(self.lower)
-        return self._like(1.0 - self.upper - below, 1.0 - self.lower + above,
-                          self.budget.add(roundoff=below + above))
+        return self._like(1.0 - self.upper - below, 1.0 - self.lower + above, self.budget.add(roundoff=below + above))
 
     def crossed(self, k_lo: float, k_hi: float, gone_lo: float, gone_hi: float) -> Bounds:
         """Bounds on ``1 − K (1 − P) = (1 − K) + K P`` for ``K in [k_lo, k_hi]``.
@@ -181,5 +189,12 @@ class Bounds:
         """
         narrow = self if self.width <= other.width else other
         lower, upper = max(self.lower, other.lower), min(self.upper, other.upper)
-        return Bounds.make(lower, upper, narrow.budget, narrow.method, self.terms + other.terms,
-                           max(self.memory, other.memory), shrunk=True)
+        return Bounds.make(
+            lower,
+            upper,
+            narrow.budget,
+            narrow.method,
+            self.terms + other.terms,
+            max(self.memory, other.memory),
+            shrunk=True,
+        )

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
-from .errors import CalibrationError
 from .closed_forms import local_dp_q, precision_sigma, three_sigma_q
+from .errors import CalibrationError
 from .results import TailBound
 from .serialize import ToDict
-from .validation import Problem, check_open, resolve_eps
 from .tail import tail
+from .validation import Problem, check_open, resolve_eps
 
 Q_MAX = 0.5 - 1e-9
 """Largest flip probability tried: q must stay below 1/2."""
@@ -163,6 +164,7 @@ def calibrate(
         lo = max(0.0, hi - step)
     else:
         lo = guess
+
     def bisect(lo: float, hi: float) -> float:
         """Shrink ``(lo, hi]`` to ``q_tol``; ``hi`` certifies, ``lo`` does not (or is 0)."""
         while hi - lo > q_tol:
@@ -194,7 +196,9 @@ def calibrate(
         else:
             step, misses = SCAN_STEP, 0
     if lowest < hi:
-        notes.append(f"the tail is not monotone in q: q={lowest:.8g} below the bisection answer {hi:.8g} also certifies")
+        notes.append(
+            f"the tail is not monotone in q: q={lowest:.8g} below the bisection answer {hi:.8g} also certifies"
+        )
         below = lowest - SCAN_STEP
         hi = bisect(max(below, 0.0), lowest) if below <= 0 or not ok(below) else lowest
     # q - q_tol (and a few points below) must not certify: check, and move down if one does.
@@ -216,7 +220,9 @@ def calibrate(
         if b.lower > a.upper
     ]
     if violations:
-        notes.append(f"{len(violations)} pairs of queried points show the tail rising with q; the 10 largest are listed")
+        notes.append(
+            f"{len(violations)} pairs of queried points show the tail rising with q; the 10 largest are listed"
+        )
         violations = sorted(violations, key=lambda v: v["upper_at_low"] - v["lower_at_high"])[:10]
     three_q = three_tail = three_sigma = None
     try:
@@ -228,7 +234,9 @@ def calibrate(
     ldp = local_dp_q(bits, eps)
     final = seen[hi]
     if not final.met:
-        notes.append(f"the tail at q could not be computed to rel_width={rel_width:g}; its certified width is {final.width:.3e}")
+        notes.append(
+            f"the tail at q could not be computed to rel_width={rel_width:g}; its certified width is {final.width:.3e}"
+        )
     return Calibration(
         n=n,
         bits=bits,

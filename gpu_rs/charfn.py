@@ -69,19 +69,23 @@ def _summand_log(xp: Any, k: Any, k_max: float, period: float, law: Law) -> tupl
     lo_parts = law.probs_lo if law.probs_lo is not None else np.zeros_like(law.probs)
     exact = law.exact
     if exact is None:
-        exact = tuple(Fraction(float(p)) + Fraction(float(q)) for p, q in zip(law.probs, lo_parts))
+        exact = tuple(Fraction(float(p)) + Fraction(float(q)) for p, q in zip(law.probs, lo_parts, strict=True))
     values = [Fraction(float(v)) for v in law.values]
     mean = Fraction(law.mean)
     near = [k_max * abs(v - mean) <= 0.5 * period for v in values]
-    near_mass = sum((e for e, nr in zip(exact, near) if nr), Fraction(0))
+    near_mass = sum((e for e, nr in zip(exact, near, strict=True) if nr), Fraction(0))
     if near_mass > 0:
-        centre = Fraction(float(sum((e * v for e, v, nr in zip(exact, values, near) if nr), Fraction(0)) / near_mass))
+        centre = Fraction(
+            float(sum((e * v for e, v, nr in zip(exact, values, near, strict=True) if nr), Fraction(0)) / near_mass)
+        )
     else:
         centre = mean
-    residual = sum((e * (v - centre) for e, v, nr in zip(exact, values, near) if nr), Fraction(0)) / Fraction(period)
+    residual = sum(
+        (e * (v - centre) for e, v, nr in zip(exact, values, near, strict=True) if nr), Fraction(0)
+    ) / Fraction(period)
     atoms = [
         (float(p), float(plo), (v - centre) / Fraction(period), float(rel), nr)
-        for p, plo, v, rel, nr in zip(law.probs, lo_parts, values, law.rel_error, near)
+        for p, plo, v, rel, nr in zip(law.probs, lo_parts, values, law.rel_error, near, strict=True)
         if p > 0.0
     ]
     n_terms = 2 * len(atoms) + 4
@@ -158,7 +162,9 @@ def spectrum(xp: Any, law: SumLaw, a: float, period: float, k0: int, k1: int) ->
         if log_mod is None:
             log_mod, phase, e_tot, log_bound = terms
         else:
-            log_mod, phase, e_tot, log_bound = (s + t for s, t in zip((log_mod, phase, e_tot, log_bound), terms))
+            log_mod, phase, e_tot, log_bound = (
+                s + t for s, t in zip((log_mod, phase, e_tot, log_bound), terms, strict=True)
+            )
     t, t_err = turns(xp, k, split(drift / Fraction(period)), k_max)
     phase = phase + (2.0 * math.pi) * t
     e_tot = e_tot + (2.0 * math.pi) * t_err + (4.0 * UNIT) * xp.abs(phase)

@@ -10,7 +10,7 @@ every ``θ > 0`` (``P[Y <= x]`` likewise for ``θ < 0``); each bound is multipli
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 from scipy.optimize import brentq
 

@@ -77,9 +77,7 @@ def _float_type(accepted: str) -> Callable[[str], float]:
         try:
             return float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"expected a number {accepted}, got {text!r}"
-            ) from None
+            raise argparse.ArgumentTypeError(f"expected a number {accepted}, got {text!r}") from None
 
     parse.__name__ = "number"
     return parse
@@ -94,24 +92,33 @@ def _out_path(text: str) -> str:
 
 
 def _add_common(p: argparse.ArgumentParser, *, q: bool, eps_required: bool) -> None:
-    p.add_argument("--n", type=_int_type(1, MAX_N), required=True, metavar="N",
-                   help=f"number of users, 1 <= N <= {MAX_N}")
-    p.add_argument("--bits", type=_int_type(1, MAX_BITS), required=True, metavar="L",
-                   help=f"bits per report, 1 <= L <= {MAX_BITS}")
+    p.add_argument(
+        "--n", type=_int_type(1, MAX_N), required=True, metavar="N", help=f"number of users, 1 <= N <= {MAX_N}"
+    )
+    p.add_argument(
+        "--bits", type=_int_type(1, MAX_BITS), required=True, metavar="L", help=f"bits per report, 1 <= L <= {MAX_BITS}"
+    )
     if q:
-        p.add_argument("--q", type=_float_type("in (0, 0.5)"), required=True, metavar="Q",
-                       help="bit-flip probability, 0 < Q < 1/2")
+        p.add_argument(
+            "--q", type=_float_type("in (0, 0.5)"), required=True, metavar="Q", help="bit-flip probability, 0 < Q < 1/2"
+        )
     eps = p.add_mutually_exclusive_group(required=eps_required)
-    eps.add_argument("--eps", type=_float_type("> 0"), metavar="EPS",
-                     help="privacy level; the threshold on R is e^EPS")
-    eps.add_argument("--ratio", type=_float_type("> 1"), metavar="LAMBDA",
-                     help="the threshold on R directly, LAMBDA = e^EPS > 1 (instead of --eps)")
+    eps.add_argument("--eps", type=_float_type("> 0"), metavar="EPS", help="privacy level; the threshold on R is e^EPS")
+    eps.add_argument(
+        "--ratio",
+        type=_float_type("> 1"),
+        metavar="LAMBDA",
+        help="the threshold on R directly, LAMBDA = e^EPS > 1 (instead of --eps)",
+    )
 
 
 def _add_run_options(p: argparse.ArgumentParser, *, json_help: str) -> None:
-    p.add_argument("--backend", choices=BACKEND_NAMES, default="auto",
-                   help="array backend; 'auto' picks CuPy only where a GPU is usable "
-                        "(GPU_RS_BACKEND overrides it); default: auto")
+    p.add_argument(
+        "--backend",
+        choices=BACKEND_NAMES,
+        default="auto",
+        help="array backend; 'auto' picks CuPy only where a GPU is usable (GPU_RS_BACKEND overrides it); default: auto",
+    )
     p.add_argument("--json", action="store_true", help=json_help)
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
@@ -121,51 +128,73 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
         description="Certified tails of the privacy ratio R for randomized-response "
-                    "histograms, and the flip probability q that meets (eps, eta)-sufficient DP.",
+        "histograms, and the flip probability q that meets (eps, eta)-sufficient DP.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
-    sub = parser.add_subparsers(dest="command", required=True,
-                                metavar="{tail,calibrate,pmf,doctor}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{tail,calibrate,pmf,doctor}")
 
-    p = sub.add_parser("tail", help="certified bounds on P[R > e^eps]",
-                       description="Certified bounds lower <= P[R > e^eps] <= upper "
-                                   "(P[R >= e^eps] with --inclusive).")
+    p = sub.add_parser(
+        "tail",
+        help="certified bounds on P[R > e^eps]",
+        description="Certified bounds lower <= P[R > e^eps] <= upper (P[R >= e^eps] with --inclusive).",
+    )
     _add_common(p, q=True, eps_required=True)
     p.add_argument("--inclusive", action="store_true", help="bound P[R >= e^eps] instead")
-    p.add_argument("--rel-width", type=_float_type("> 0"), metavar="W",
-                   help="target width relative to the tail (API default 1e-3)")
-    p.add_argument("--abs-width", type=_float_type(">= 0"), metavar="W",
-                   help="absolute width that is always good enough (API default 1e-12)")
+    p.add_argument(
+        "--rel-width", type=_float_type("> 0"), metavar="W", help="target width relative to the tail (API default 1e-3)"
+    )
+    p.add_argument(
+        "--abs-width",
+        type=_float_type(">= 0"),
+        metavar="W",
+        help="absolute width that is always good enough (API default 1e-12)",
+    )
     _add_run_options(p, json_help="print one JSON object (TailBound.to_dict()) on stdout")
     p.set_defaults(handler=_cmd_tail)
 
-    p = sub.add_parser("calibrate", help="smallest certified q with P[R > e^eps] <= eta",
-                       description="The smallest flip probability q (within --q-tol) whose "
-                                   "certified upper tail is <= eta, compared with the 3-sigma "
-                                   "rule and local DP.")
+    p = sub.add_parser(
+        "calibrate",
+        help="smallest certified q with P[R > e^eps] <= eta",
+        description="The smallest flip probability q (within --q-tol) whose "
+        "certified upper tail is <= eta, compared with the 3-sigma "
+        "rule and local DP.",
+    )
     _add_common(p, q=False, eps_required=True)
-    p.add_argument("--eta", type=_float_type("in (0, 1)"), required=True, metavar="ETA",
-                   help="target tail probability, 0 < ETA < 1")
-    p.add_argument("--q-tol", type=_float_type("> 0"), metavar="TOL",
-                   help="bisection tolerance on q (API default 1e-6)")
-    p.add_argument("--rel-width", type=_float_type("> 0"), metavar="W",
-                   help="relative width of each tail bound (API default 1e-3)")
+    p.add_argument(
+        "--eta",
+        type=_float_type("in (0, 1)"),
+        required=True,
+        metavar="ETA",
+        help="target tail probability, 0 < ETA < 1",
+    )
+    p.add_argument(
+        "--q-tol", type=_float_type("> 0"), metavar="TOL", help="bisection tolerance on q (API default 1e-6)"
+    )
+    p.add_argument(
+        "--rel-width", type=_float_type("> 0"), metavar="W", help="relative width of each tail bound (API default 1e-3)"
+    )
     _add_run_options(p, json_help="print one JSON object (Calibration.to_dict()) on stdout")
     p.set_defaults(handler=_cmd_calibrate)
 
-    p = sub.add_parser("pmf", help="the bucketed distribution of R",
-                       description="The bucketed pmf of R = X/N: summary, and optionally "
-                                   "a CSV file and a plot.")
+    p = sub.add_parser(
+        "pmf",
+        help="the bucketed distribution of R",
+        description="The bucketed pmf of R = X/N: summary, and optionally a CSV file and a plot.",
+    )
     _add_common(p, q=True, eps_required=False)
     p.add_argument("--csv", type=_out_path, metavar="FILE", help="write value,prob rows to FILE")
-    p.add_argument("--plot", type=_out_path, metavar="FILE.png",
-                   help="plot the pmf to FILE.png (needs matplotlib: gpu-rs[plot])")
+    p.add_argument(
+        "--plot", type=_out_path, metavar="FILE.png", help="plot the pmf to FILE.png (needs matplotlib: gpu-rs[plot])"
+    )
     _add_run_options(p, json_help="print one JSON object (RatioDistribution.to_dict()) on stdout")
     p.set_defaults(handler=_cmd_pmf)
 
-    p = sub.add_parser("doctor", help="backends, the GPU, and a GPU-vs-NumPy parity check",
-                       description="Report versions and backends; where a GPU exists, check "
-                                   "that CuPy and NumPy give overlapping tail intervals.")
+    p = sub.add_parser(
+        "doctor",
+        help="backends, the GPU, and a GPU-vs-NumPy parity check",
+        description="Report versions and backends; where a GPU exists, check "
+        "that CuPy and NumPy give overlapping tail intervals.",
+    )
     p.set_defaults(handler=_cmd_doctor)
     return parser
 
@@ -202,8 +231,9 @@ class _Progress:
     The ticker appears only after ``delay`` seconds, so quick runs print nothing.
     """
 
-    def __init__(self, label: str, *, quiet: bool, stream: IO[str] | None = None,
-                 delay: float = 1.0, period: float = 0.5) -> None:
+    def __init__(
+        self, label: str, *, quiet: bool, stream: IO[str] | None = None, delay: float = 1.0, period: float = 0.5
+    ) -> None:
         self.stream = sys.stderr if stream is None else stream
         self.label = label
         self.quiet = quiet
@@ -284,11 +314,14 @@ def _op(inclusive: bool) -> str:
 
 def _warn_unmet(bound: Any) -> None:
     if bound is not None and not bound.met:
-        print(f"{PROG}: warning: width target rel_width={bound.rel_width:g} not met within the "
-              f"memory budget; certified width reached {bound.width:.3e}", file=sys.stderr)
+        print(
+            f"{PROG}: warning: width target rel_width={bound.rel_width:g} not met within the "
+            f"memory budget; certified width reached {bound.width:.3e}",
+            file=sys.stderr,
+        )
 
 
-def _eps_kwargs(args: argparse.Namespace) -> dict[str, float]:
+def _eps_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     return {"eps": args.eps} if args.eps is not None else {"ratio": args.ratio}
 
 
@@ -304,21 +337,25 @@ def _cmd_tail(args: argparse.Namespace) -> int:
     import gpu_rs
 
     with _Progress("computing the tail", quiet=args.quiet):
-        b = gpu_rs.tail(args.n, args.bits, args.q, inclusive=args.inclusive,
-                        backend=args.backend, **_eps_kwargs(args),
-                        **_set(rel_width=args.rel_width, abs_width=args.abs_width))
+        b = gpu_rs.tail(
+            args.n,
+            args.bits,
+            args.q,
+            inclusive=args.inclusive,
+            backend=args.backend,
+            **_eps_kwargs(args),
+            **_set(rel_width=args.rel_width, abs_width=args.abs_width),
+        )
     _warn_unmet(b)
     if args.json:
         _print_json(b)
         return EXIT_OK
     rel = b.width / b.estimate if b.estimate > 0 else math.inf
-    print(f"P[R {_op(b.inclusive)} {b.ratio:.6g}]  n={b.n}, bits={b.bits}, q={b.q:.6g}, "
-          f"eps={b.eps:.6g}")
+    print(f"P[R {_op(b.inclusive)} {b.ratio:.6g}]  n={b.n}, bits={b.bits}, q={b.q:.6g}, eps={b.eps:.6g}")
     print(f"  lower     {b.lower:.6e}")
     print(f"  estimate  {b.estimate:.6e}")
     print(f"  upper     {b.upper:.6e}")
-    print(f"  width     {b.width:.3e} (relative {rel:.3g}; asked {b.rel_width:g}"
-          f"{'' if b.met else ', NOT MET'})")
+    print(f"  width     {b.width:.3e} (relative {rel:.3g}; asked {b.rel_width:g}{'' if b.met else ', NOT MET'})")
     print(f"  {b.method}, backend {b.backend}, {b.grid_points} grid points, {b.seconds:.3g} s")
     return EXIT_OK
 
@@ -334,17 +371,28 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
             nonlocal count
             count += 1
             verdict = "<= eta" if info["upper"] <= eta else " > eta"
-            progress.line(f"{PROG}: step {count:3d}  q={info['q']:.8f}  tail in "
-                          f"[{info['lower']:.4e}, {info['upper']:.4e}] {verdict}  "
-                          f"{info['seconds']:.2f} s")
+            progress.line(
+                f"{PROG}: step {count:3d}  q={info['q']:.8f}  tail in "
+                f"[{info['lower']:.4e}, {info['upper']:.4e}] {verdict}  "
+                f"{info['seconds']:.2f} s"
+            )
 
-        c = gpu_rs.calibrate(args.n, args.bits, eta=eta, backend=args.backend, progress=step,
-                             **_eps_kwargs(args),
-                             **_set(q_tol=args.q_tol, rel_width=args.rel_width))
+        c = gpu_rs.calibrate(
+            args.n,
+            args.bits,
+            eta=eta,
+            backend=args.backend,
+            progress=step,
+            **_eps_kwargs(args),
+            **_set(q_tol=args.q_tol, rel_width=args.rel_width),
+        )
     _warn_unmet(c.tail)
     if not c.monotone:
-        print(f"{PROG}: warning: the certified tail was not monotone in q along the bisection; "
-              f"q={c.q:.8g} is certified, but a smaller q might be too", file=sys.stderr)
+        print(
+            f"{PROG}: warning: the certified tail was not monotone in q along the bisection; "
+            f"q={c.q:.8g} is certified, but a smaller q might be too",
+            file=sys.stderr,
+        )
     if args.json:
         _print_json(c)
         return EXIT_OK
@@ -352,13 +400,17 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     op = _op(t.inclusive)
     lam = f"{math.exp(c.eps):.6g}"
     print(f"calibrate  n={c.n}, bits={c.bits}, eps={c.eps:.6g} (lambda={lam}), eta={c.eta:g}")
-    print(f"q = {c.q:.8g}  (to within {c.q_tol:g}): certified P[R {op} {lam}] <= "
-          f"{t.upper:.4e} <= eta")
+    print(f"q = {c.q:.8g}  (to within {c.q_tol:g}): certified P[R {op} {lam}] <= {t.upper:.4e} <= eta")
     print()
     rows = [
         ("calibrated", c.q, _interval(t), _verdict(t, c.eta), c.sigma_calibrated),
-        ("3-sigma rule", c.three_sigma_q, _interval(c.three_sigma_tail),
-         _verdict(c.three_sigma_tail, c.eta), c.sigma_three_sigma),
+        (
+            "3-sigma rule",
+            c.three_sigma_q,
+            _interval(c.three_sigma_tail),
+            _verdict(c.three_sigma_tail, c.eta),
+            c.sigma_three_sigma,
+        ),
         ("local DP", c.local_dp_q, "-", "", c.sigma_local_dp),
     ]
     header = ("rule", "q", f"P[R {op} {lam}] certified", "", "sigma(d^)")
@@ -381,12 +433,14 @@ def _verdict(bound: Any, eta: float) -> str:
 
 def _cmd_pmf(args: argparse.Namespace) -> int:
     import gpu_rs
+    from gpu_rs.validation import resolve_eps
 
     if args.plot is not None and importlib.util.find_spec("matplotlib") is None:
         raise ValueError("--plot needs matplotlib: pip install 'gpu-rs[plot]'")
+    given = args.eps is not None or args.ratio is not None
+    eps = resolve_eps(args.eps, args.ratio) if given else None
     with _Progress("computing the distribution", quiet=args.quiet):
         d = gpu_rs.ratio_distribution(args.n, args.bits, args.q, backend=args.backend)
-    eps = math.log(args.ratio) if args.ratio is not None and args.ratio > 0 else args.eps
     if args.csv is not None:
         d.to_csv(args.csv)
     if args.plot is not None:
@@ -398,8 +452,7 @@ def _cmd_pmf(args: argparse.Namespace) -> int:
     print(f"  mean        {d.mean:.8g}  (closed form)")
     print(f"  variance    {d.var:.8g}  (closed form)")
     print(f"  buckets     {len(d.values)} from {float(d.values[0]):.6g}, width {d.step:.3g}")
-    print(f"  total mass  {float(d.probs.sum()):.12g}  (estimate; outside the window <= "
-          f"{d.outside:.2e})")
+    print(f"  total mass  {float(d.probs.sum()):.12g}  (estimate; outside the window <= {d.outside:.2e})")
     if eps is not None:
         lam = math.exp(eps)
         lo, hi = d.sf(lam)

@@ -90,7 +90,9 @@ def _configs(law: Law, heavy: np.ndarray, m: int, most: int) -> list[tuple[int, 
             continue
         for combo in itertools.combinations_with_replacement(range(values.shape[0]), t):
             c = np.bincount(np.array(combo, dtype=np.int64), minlength=values.shape[0])
-            log_p = head - sum(math.lgamma(x + 1) for x in c) + float(c @ log_ph) + ((m - t) * log_light if m > t else 0.0)
+            log_p = (
+                head - sum(math.lgamma(x + 1) for x in c) + float(c @ log_ph) + ((m - t) * log_light if m > t else 0.0)
+            )
             out.append((t, log_p, float(c @ values), m - t))
     return out
 
@@ -105,16 +107,16 @@ def split_heavy(law: SumLaw, cut: Cut, target: float) -> HeavySplit | None:
     hb = heavy[bulk_i]
     if not any(h.any() for h in heavy) or hb.all() or hb.sum() > MAX_TYPES:
         return None
-    if any(c > CAP and h.any() and i != bulk_i for i, ((_, c), h) in enumerate(zip(law.parts, heavy))):
+    if any(c > CAP and h.any() and i != bulk_i for i, ((_, c), h) in enumerate(zip(law.parts, heavy, strict=True))):
         return None
     if any(h.sum() > MAX_TYPES for h in heavy):
         return None
-    expected = sum(c * float(part.probs[h].sum()) for (part, c), h in zip(law.parts, heavy))
+    expected = sum(c * float(part.probs[h].sum()) for (part, c), h in zip(law.parts, heavy, strict=True))
     if expected > MAX_MEAN:
         return None
-    lights = [restrict(part, ~h) if (~h).any() else POINT for (part, _), h in zip(law.parts, heavy)]
+    lights = [restrict(part, ~h) if (~h).any() else POINT for (part, _), h in zip(law.parts, heavy, strict=True)]
     delta = max(FLOOR, 1e-3 * target)
-    light_law = SumLaw(tuple((lt, c) for lt, (_, c) in zip(lights, law.parts)))
+    light_law = SumLaw(tuple((lt, c) for lt, (_, c) in zip(lights, law.parts, strict=True)))
     if _span(law, delta) < MIN_GAIN * _span(light_law, delta):
         return None
     small = [i for i in range(len(law.parts)) if i != bulk_i]
@@ -130,14 +132,14 @@ def split_heavy(law: SumLaw, cut: Cut, target: float) -> HeavySplit | None:
         shift_small = sum(sh for _, _, sh, _ in combo)
         if CAP - s < m:
             rest += math.exp(log_small) * _binomial_upper(m, p_bulk, CAP - s + 1)
-        for t, log_b, shift_b, light_b in _configs(bulk, hb, m, CAP - s):
+        for _, log_b, shift_b, light_b in _configs(bulk, hb, m, CAP - s):
             prob = math.exp(log_small + log_b)
             shift = shift_small + shift_b
             if shift * (1.0 - SLIP) > cut.hi:
                 # The heavy atoms alone pass the threshold: Y > y is certain, Y < y impossible.
                 certain += prob
                 continue
-            parts = [(lights[bulk_i], light_b)] + [(lights[i], cfg[3]) for i, cfg in zip(small, combo)]
+            parts = [(lights[bulk_i], light_b)] + [(lights[i], cfg[3]) for i, cfg in zip(small, combo, strict=True)]
             inner = SumLaw(tuple((lt, c) for lt, c in parts if c > 0) or ((POINT, 1),))
             items.append((prob, shift, inner))
     items.sort(key=lambda it: it[0])
@@ -155,10 +157,15 @@ def split_heavy(law: SumLaw, cut: Cut, target: float) -> HeavySplit | None:
     # Each log-probability sums at most ~40 terms of size log m, |log p_heavy| and
     # m |log(1 - heavy mass)| <= 2 m h; the probabilities' own errors enter t times for
     # the heavy atoms and m h / (1 - h) times through the light mass (m h <= MAX_MEAN).
-    scale = 64.0 + sum(CAP * (math.log(c) + float(np.abs(np.log(part.probs[h])).sum())) + 2.0 * c * float(part.probs[h].sum())
-                       for (part, c), h in zip(law.parts, heavy) if h.any())
+    scale = 64.0 + sum(
+        CAP * (math.log(c) + float(np.abs(np.log(part.probs[h])).sum())) + 2.0 * c * float(part.probs[h].sum())
+        for (part, c), h in zip(law.parts, heavy, strict=True)
+        if h.any()
+    )
     prob_error = 16.0 * UNIT * scale + (CAP + 2.0 * MAX_MEAN) * law.prob_error + 64.0 * UNIT
-    rest_error = 16.0 * UNIT * (CAP * (math.log(m) + abs(math.log(max(p_bulk, FLOOR)))) + 2.0 * m * p_bulk + 64.0) + prob_error
+    rest_error = (
+        16.0 * UNIT * (CAP * (math.log(m) + abs(math.log(max(p_bulk, FLOOR)))) + 2.0 * m * p_bulk + 64.0) + prob_error
+    )
     if not cut.above:
         certain = rest = 0.0
     sure = (certain + rest) * (1.0 - max(prob_error, rest_error))
@@ -174,14 +181,19 @@ def mixture(split: HeavySplit, parts: list[Bounds]) -> Bounds:
     (truncation), and the certain mass its error (round-off).
     """
     e = split.prob_error
-    lower = split.certain + sum(b.prob * (1.0 - e) * r.lower for b, r in zip(split.branches, parts))
-    upper = (split.certain + split.certain_error + split.pruned
-             + sum(b.prob * (1.0 + e) * r.upper for b, r in zip(split.branches, parts)))
+    lower = split.certain + sum(b.prob * (1.0 - e) * r.lower for b, r in zip(split.branches, parts, strict=True))
+    upper = (
+        split.certain
+        + split.certain_error
+        + split.pruned
+        + sum(b.prob * (1.0 + e) * r.upper for b, r in zip(split.branches, parts, strict=True))
+    )
     budget = ErrorBudget(truncation=split.pruned, roundoff=split.certain_error)
-    for b, r in zip(split.branches, parts):
+    for b, r in zip(split.branches, parts, strict=True):
         budget = budget.plus(r.budget.scaled(b.prob)).add(roundoff=b.prob * e * (r.upper + r.lower))
-    return Bounds.make(lower, upper, budget, "conditioned", sum(r.terms for r in parts),
-                       max((r.memory for r in parts), default=0))
+    return Bounds.make(
+        lower, upper, budget, "conditioned", sum(r.terms for r in parts), max((r.memory for r in parts), default=0)
+    )
 
 
 def _binomial_upper(m: int, p: float, k0: int) -> float:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-
 from .atoms import Kind, record_atoms
 from .bounds import Bounds
 from .floats import EXP_LIMIT, UNIT
@@ -87,7 +86,11 @@ def _threshold(query: Query, mins: float, value_error: float) -> tuple[float, fl
         raise ValueError(f"the threshold e^{query.log_t:.4g} overflows float64: eps is too large for n")
     t = math.exp(query.log_t)
     y = t - mins
-    err = t * (query.log_t_error + 2.0 * UNIT * (1.0 + abs(query.log_t))) + mins * (value_error + 4.0 * UNIT) + 4.0 * UNIT * (t + mins)
+    err = (
+        t * (query.log_t_error + 2.0 * UNIT * (1.0 + abs(query.log_t)))
+        + mins * (value_error + 4.0 * UNIT)
+        + 4.0 * UNIT * (t + mins)
+    )
     return y, (err / abs(y) if y != 0.0 else math.inf)
 
 

@@ -19,7 +19,8 @@ fourier        :mod:`gpu_rs.fourier`       always: characteristic function and V
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from . import chernoff, enumeration, fourier, lattice
 from .bounds import Bounds, ErrorBudget
@@ -45,15 +46,20 @@ def support(law: SumLaw, cut: Cut, target: float, max_terms: int, xp: Any) -> Bo
     return None
 
 
-def chernoff_only(law: SumLaw, cut: Cut, target: float, max_terms: int, xp: Any) -> Bounds | None:
-    """``[0, bound]`` or ``[1 − bound, 1]`` where a Chernoff bound is below half the target."""
+def chernoff_interval(law: SumLaw, cut: Cut) -> Bounds:
+    """``[1 − b_out, b_in]``: Chernoff bounds on the event and on its complement."""
     above = chernoff.upper_tail(law, cut.lo)  # bounds P[Y >= lo]
     below = chernoff.lower_tail(law, cut.hi)  # bounds P[Y <= hi]
     inside, outside = (above, below) if cut.above else (below, above)
-    if inside <= 0.5 * target:
-        return Bounds.make(0.0, inside, ErrorBudget(truncation=inside), "chernoff")
-    if outside <= 0.5 * target:
-        return Bounds.make(1.0 - outside, 1.0, ErrorBudget(truncation=outside), "chernoff")
+    lower = 1.0 - outside if outside < 0.5 else 0.0
+    return Bounds.make(lower, inside, ErrorBudget(truncation=inside - lower), "chernoff")
+
+
+def chernoff_only(law: SumLaw, cut: Cut, target: float, max_terms: int, xp: Any) -> Bounds | None:
+    """``[0, bound]`` or ``[1 − bound, 1]`` where a Chernoff bound is below half the target."""
+    found = chernoff_interval(law, cut)
+    if found.upper <= 0.5 * target or 1.0 - found.lower <= 0.5 * target:
+        return found
     return None
 
 
@@ -85,11 +91,19 @@ LIGHT = tuple((name, m) for name, m in METHODS if name != "conditioned")
 """The table for the branches of a split: they have no heavy atoms left."""
 
 
-def solve(law: SumLaw, cut: Cut, target: float, max_terms: int, xp: Any,
-          methods: tuple[tuple[str, Method], ...] = METHODS) -> Bounds:
-    """Bounds on ``P[Y ∈ cut]`` of absolute width about ``target``, by the first method that applies."""
+def solve(
+    law: SumLaw, cut: Cut, target: float, max_terms: int, xp: Any, methods: tuple[tuple[str, Method], ...] = METHODS
+) -> Bounds:
+    """Bounds on ``P[Y ∈ cut]`` of absolute width about ``target``, by the first method that applies.
+
+    The answer is intersected with the Chernoff bounds, which can be the sharper side
+    where a method's absolute round-off exceeds a very small tail.
+    """
     for _name, method in methods:
         found = method(law, cut, target, max_terms, xp)
         if found is not None:
+            ceiling = chernoff_interval(law, cut)
+            if ceiling.upper < found.upper or ceiling.lower > found.lower:
+                return found.intersect(ceiling)
             return found
     raise RuntimeError("no method applies: the last method of the table must always answer")

@@ -89,7 +89,7 @@ class RatioDistribution(ToDict):
         with open(path, "w", newline="", encoding="utf-8") as fh:
             w = csv.writer(fh)
             w.writerow(["r", "prob", "sf_lower", "sf_upper"])
-            for row in zip(self.values, self.probs, self.sf_lower, self.sf_upper):
+            for row in zip(self.values, self.probs, self.sf_lower, self.sf_upper, strict=True):
                 w.writerow([repr(float(x)) for x in row])
 
     def plot(self, path: str | None = None, ax: Any = None, eps: float | None = None) -> Any:
@@ -147,8 +147,11 @@ def _full_law(prob: Problem) -> SumLaw:
             f"bits={prob.bits} with q={prob.q:g} has atoms (q/p)^-L beyond float64; use tail() for such cases"
         )
     keep = np.ones(prob.bits + 1, dtype=bool)
-    parts = [(restricted(at.gaps, at.log_probs, at.probs, at.prob_error, at.exact, keep), c)
-             for at, c in ((zero, prob.n - 1), (one, 1)) if c > 0]
+    parts = [
+        (restricted(at.gaps, at.log_probs, at.probs, at.prob_error, at.exact, keep), c)
+        for at, c in ((zero, prob.n - 1), (one, 1))
+        if c > 0
+    ]
     return SumLaw(tuple(parts))
 
 
@@ -162,7 +165,7 @@ def sf_on_grid(be: Backend, law: SumLaw, a: float, period: float, buckets: int) 
     size = OVERSAMPLE * buckets
     K = size - 1
     spec = spectrum(xp, law, a, period, 1, K + 1)
-    k, b, c = vaaler_weights(xp, K, 1, K + 1)
+    _, b, c = vaaler_weights(xp, K, 1, K + 1)
     zero = xp.zeros((1,), dtype=xp.complex128)
     g = xp.concat([zero, _complex(xp, b * spec.re, -(b * spec.im))])
     h = xp.concat([zero, _complex(xp, c * spec.re, c * spec.im)])

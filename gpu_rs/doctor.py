@@ -20,7 +20,7 @@ PARITY_CASE: dict[str, Any] = {"n": 1000, "bits": 5, "q": 0.2446, "eps": math.lo
 def _version(module: str) -> str:
     try:
         mod = __import__(module)
-    except Exception as err:  # noqa: BLE001 - report, never raise
+    except Exception as err:
         return f"not importable ({type(err).__name__}: {err})"
     return str(getattr(mod, "__version__", "unknown"))
 
@@ -31,11 +31,11 @@ def _cupy_status() -> tuple[Any, str]:
         import cupy
     except ImportError:
         return None, "not installed (pip install 'gpu-rs[gpu]' on a machine with CUDA 12)"
-    except Exception as err:  # noqa: BLE001 - a broken CUDA install raises all sorts
+    except Exception as err:
         return None, f"fails to import ({type(err).__name__}: {err})"
     try:
         available = bool(cupy.is_available())
-    except Exception as err:  # noqa: BLE001
+    except Exception as err:
         return None, f"{cupy.__version__}, cupy.is_available() failed ({type(err).__name__}: {err})"
     if not available:
         return None, f"{cupy.__version__}, cupy.is_available() = False"
@@ -52,9 +52,8 @@ def _devices(cupy: Any) -> list[str]:
             name = name.decode() if isinstance(name, bytes) else str(name)
             with cupy.cuda.Device(i):
                 free, total = cupy.cuda.runtime.memGetInfo()
-            lines.append(f"device {i}: {name}, {total / 2**30:.1f} GiB "
-                         f"({free / 2**30:.1f} GiB free)")
-    except Exception as err:  # noqa: BLE001
+            lines.append(f"device {i}: {name}, {total / 2**30:.1f} GiB ({free / 2**30:.1f} GiB free)")
+    except Exception as err:
         lines.append(f"could not query devices ({type(err).__name__}: {err})")
     return lines
 
@@ -63,14 +62,13 @@ def _parity(out: IO[str]) -> bool:
     """Run the parity case on NumPy and CuPy; True when the intervals overlap."""
     import gpu_rs
 
-    case = ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}"
-                     for k, v in PARITY_CASE.items())
+    case = ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in PARITY_CASE.items())
     print(f"parity check: tail({case})", file=out)
     bounds = {}
     for backend in ("numpy", "cupy"):
         try:
             b = gpu_rs.tail(**PARITY_CASE, backend=backend)
-        except Exception as err:  # noqa: BLE001
+        except Exception as err:
             print(f"  {backend:5s}  FAILED ({type(err).__name__}: {err})", file=out)
             return False
         bounds[backend] = b
@@ -78,8 +76,7 @@ def _parity(out: IO[str]) -> bool:
     lo = max(b.lower for b in bounds.values())
     hi = min(b.upper for b in bounds.values())
     ok = lo <= hi
-    print(f"  intervals {'overlap' if ok else 'DO NOT overlap'}: "
-          f"{'OK' if ok else 'FAILED'}", file=out)
+    print(f"  intervals {'overlap' if ok else 'DO NOT overlap'}: {'OK' if ok else 'FAILED'}", file=out)
     return ok
 
 
@@ -110,7 +107,7 @@ def run_doctor(out: IO[str]) -> int:
 
         backends = available_backends()
         auto = resolve_backend("auto")
-    except Exception as err:  # noqa: BLE001
+    except Exception as err:
         print(f"backend  FAILED to resolve 'auto' ({type(err).__name__}: {err})", file=out)
         return 1
     print(f"backends available: {', '.join(backends)}", file=out)

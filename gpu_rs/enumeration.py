@@ -73,11 +73,15 @@ def bound(law: SumLaw, cut: Cut, target: float, max_terms: int, xp: Any) -> Boun
         rel += r
     sum_err = (sum(p.size for p, _ in law.parts) + 2) * UNIT * len(law.parts)
     lo_total = hi_total = 0.0
-    if cut.above:
-        op, grow, shrink = (np.greater_equal if cut.inclusive else np.greater), 1.0 + sum_err, 1.0 - sum_err
-    else:
-        op, grow, shrink = (np.less_equal if cut.inclusive else np.less), 1.0 - sum_err, 1.0 + sum_err
-    for v1, lp1 in zip(rest_values, rest_logs):
+    ops: dict[tuple[bool, bool], Any] = {
+        (True, False): np.greater,
+        (True, True): np.greater_equal,
+        (False, False): np.less,
+        (False, True): np.less_equal,
+    }
+    op = ops[cut.above, cut.inclusive]
+    grow, shrink = (1.0 + sum_err, 1.0 - sum_err) if cut.above else (1.0 - sum_err, 1.0 + sum_err)
+    for v1, lp1 in zip(rest_values, rest_logs, strict=True):
         x = base + v1
         prob = np.exp(log_base + lp1)
         hi_total += float(prob[op(x * grow, cut.upper_at)].sum())
@@ -86,4 +90,6 @@ def bound(law: SumLaw, cut: Cut, target: float, max_terms: int, xp: Any) -> Boun
     underflow = vectors * SMALLEST_NORMAL
     roundoff = (rel + (16.0 + 2.0 * math.log2(vectors + 1)) * UNIT) * hi_total
     budget = ErrorBudget(roundoff=2.0 * roundoff + underflow + (hi_total - lo_total))
-    return Bounds.make(lo_total - roundoff, hi_total + roundoff + underflow, budget, "enumeration", vectors, vectors * 64)
+    return Bounds.make(
+        lo_total - roundoff, hi_total + roundoff + underflow, budget, "enumeration", vectors, vectors * 64
+    )

@@ -57,7 +57,7 @@ class SpectrumCache:
         for b in self.blocks:
             starts.append(k)
             k += int(b.re.shape[0])
-        return list(zip(starts, self.blocks))
+        return list(zip(starts, self.blocks, strict=True))
 
 
 def bound(law: SumLaw, cut: Cut, target: float, max_terms: int, xp: Any) -> Bounds:
@@ -89,10 +89,11 @@ def _above(law: SumLaw, cut: Cut, target: float, max_terms: int, xp: Any) -> Bou
         # Where round-off and truncation alone exceed the target, refine only until the
         # resolution matches them: more terms could not narrow the interval further.
         goal = max(target, 3.0 * outside)
-        if resolution + outside <= goal or K >= max_terms:
+        if resolution + outside <= goal or max_terms <= K:
             break
         grow = 1.25 * resolution / (goal - outside)
         K = int(min(max_terms, 8 * K, max(2 * K, math.ceil(K * grow))))
     budget = ErrorBudget(discretization=resolution, truncation=2.0 * above + below, roundoff=2.0 * roundoff)
-    return Bounds.make(lower - roundoff - above - below, upper + roundoff + above, budget, "fourier", K,
-                       workspace_bytes(cache.size))
+    return Bounds.make(
+        lower - roundoff - above - below, upper + roundoff + above, budget, "fourier", K, workspace_bytes(cache.size)
+    )

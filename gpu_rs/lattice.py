@@ -62,12 +62,18 @@ def bound(law: SumLaw, cut: Cut, target: float, max_terms: int, xp: Any) -> Boun
     if not law.is_lattice:
         return None
     if cut.above:  # J >= first index of the event
-        first = (math.ceil(cut.upper_at), math.ceil(cut.lower_at)) if cut.inclusive else \
-            (math.floor(cut.upper_at) + 1, math.floor(cut.lower_at) + 1)
+        first = (
+            (math.ceil(cut.upper_at), math.ceil(cut.lower_at))
+            if cut.inclusive
+            else (math.floor(cut.upper_at) + 1, math.floor(cut.lower_at) + 1)
+        )
         edges = first
     else:  # J <= last index of the event
-        last = (math.floor(cut.upper_at), math.floor(cut.lower_at)) if cut.inclusive else \
-            (math.ceil(cut.upper_at) - 1, math.ceil(cut.lower_at) - 1)
+        last = (
+            (math.floor(cut.upper_at), math.floor(cut.lower_at))
+            if cut.inclusive
+            else (math.ceil(cut.upper_at) - 1, math.ceil(cut.lower_at) - 1)
+        )
         edges = (last[0] + 1, last[1] + 1)
     delta = max(FLOOR, WINDOW_DELTA * target)
     lo = math.floor(chernoff.lower_quantile(law, delta))
@@ -80,11 +86,14 @@ def bound(law: SumLaw, cut: Cut, target: float, max_terms: int, xp: Any) -> Boun
 
     def event_sum(edge: int) -> tuple[float, float]:
         edge = min(max(edge, lo), lo + size)
-        return lattice_sum(xp, law, edge, lo + size, lo, size) if cut.above else lattice_sum(xp, law, lo, edge, lo, size)
+        return (
+            lattice_sum(xp, law, edge, lo + size, lo, size) if cut.above else lattice_sum(xp, law, lo, edge, lo, size)
+        )
 
     (s_up, r_up), (s_lo, r_lo) = event_sum(edges[0]), event_sum(edges[1])
     beyond = above if cut.above else below
     # s_up - s_lo > 0 only where the float threshold lies within its error of a lattice point.
     budget = ErrorBudget(truncation=above + below + beyond, roundoff=r_up + r_lo + (s_up - s_lo))
-    return Bounds.make(s_lo - r_lo - above - below, s_up + r_up + beyond, budget, "lattice", size,
-                       size * (BYTES_PER_TERM + 48))
+    return Bounds.make(
+        s_lo - r_lo - above - below, s_up + r_up + beyond, budget, "lattice", size, size * (BYTES_PER_TERM + 48)
+    )

@@ -79,7 +79,7 @@ def exact_law(values: np.ndarray, kept: list[Fraction], log_fallback: np.ndarray
     """
     total = sum(kept, Fraction(0))
     norm = tuple(e / total for e in kept)
-    hi, lo, err = (np.array(x) for x in zip(*(split_exact(e) for e in norm)))
+    hi, lo, err = (np.array(x) for x in zip(*(split_exact(e) for e in norm), strict=True))
     logs = np.where(hi > 0, np.log(np.where(hi > 0, hi, 1.0)), log_fallback)
     return Law(values.copy(), logs, hi, err, lo, norm)
 
@@ -107,15 +107,21 @@ def log_mass(log_probs: np.ndarray, probs: np.ndarray, rel: np.ndarray, keep: np
     return log_a, 2.0 * float(rel[keep].max()) + 16.0 * UNIT * (1.0 + abs(log_a))
 
 
-def restricted(values: np.ndarray, log_probs: np.ndarray, probs: np.ndarray, rel: np.ndarray,
-               exact: tuple[Fraction, ...] | None, keep: np.ndarray) -> Law:
+def restricted(
+    values: np.ndarray,
+    log_probs: np.ndarray,
+    probs: np.ndarray,
+    rel: np.ndarray,
+    exact: tuple[Fraction, ...] | None,
+    keep: np.ndarray,
+) -> Law:
     """The law of the atoms ``keep`` given that the atom is kept, renormalized.
 
     With exact rational probabilities the renormalization is exact; otherwise
     dividing by the kept mass adds its error bound to every probability's.
     """
     if exact is not None:
-        kept = [e for e, k in zip(exact, keep) if k]
+        kept = [e for e, k in zip(exact, keep, strict=True) if k]
         return exact_law(values[keep], kept, log_probs[keep] - log_fraction(sum(kept, Fraction(0))))
     log_a, log_a_err = log_mass(log_probs, probs, rel, keep)
     logs = log_probs[keep] - log_a

@@ -77,7 +77,7 @@ def interval_bounds(
         magnitude += float(xp.sum(weight * mod))
     ev0, ed0 = -sums[0], 1.0 + 2.0 * sums[1]
     out = []
-    for i, (alpha, sign) in enumerate(zip(alphas, (1.0, -1.0))):
+    for i, (alpha, sign) in enumerate(zip(alphas, (1.0, -1.0), strict=True)):
         eva, eda = -sums[2 + 2 * i], 1.0 + 2.0 * sums[3 + 2 * i]
         out.append((1.0 - alpha) + ev0 + eva + sign * (ed0 + eda) / (2.0 * K + 2.0))
     roundoff = term_err + (16.0 + 2.0 * math.log2(K + 1)) * UNIT * (magnitude + 3.0) * 2.0

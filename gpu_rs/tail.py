@@ -20,8 +20,15 @@ DEFAULT_MAX_TERMS = 1 << 24
 def forward_query(prob: Problem, inclusive: bool) -> Query:
     """``P[X > n e^ε]`` for ``X`` = ``n − 1`` zero-vector atoms plus one outlier atom (seed 003 §3)."""
     log_t = math.log(prob.n) + prob.eps
-    return Query(prob.bits, prob.q, ((ZERO, prob.n - 1), (ONE, 1)), log_t, True, inclusive,
-                 log_t_error=4.0 * 2.0**-53 * (abs(math.log(prob.n)) + prob.eps))
+    return Query(
+        prob.bits,
+        prob.q,
+        ((ZERO, prob.n - 1), (ONE, 1)),
+        log_t,
+        True,
+        inclusive,
+        log_t_error=4.0 * 2.0**-53 * (abs(math.log(prob.n)) + prob.eps),
+    )
 
 
 def tail(

@@ -2,9 +2,10 @@
 
 * registers the ``slow`` marker (deselect with ``-m "not slow"``);
 * makes ``tests/`` importable so test modules can ``import oracles``;
-* provides the ``backend`` fixture used by every engine test: ``"numpy"`` always, and
-  ``"array_api_strict"`` when the ``array-api-strict`` package is importable (skipped
-  otherwise);
+* provides the ``backend`` fixture used by every engine test: ``"numpy"`` always,
+  ``"array_api_strict"`` when the ``array-api-strict`` package is importable, and
+  ``"cupy"`` where CuPy imports and sees a CUDA device (each skipped with its reason
+  otherwise), so that on a GPU machine ``pytest`` runs every engine test on the GPU;
 * ``gpu_rs`` fixture: imports the engine.  A missing or broken engine makes the engine
   tests *error* (not skip); the oracle tests in ``test_oracles.py`` never need it.
 """
@@ -20,7 +21,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-BACKENDS = ("numpy", "array_api_strict")
+BACKENDS = ("numpy", "array_api_strict", "cupy")
 
 
 def pytest_configure(config):
@@ -39,6 +40,13 @@ def backend(request):
     name = request.param
     if name == "array_api_strict" and importlib.util.find_spec("array_api_strict") is None:
         pytest.skip("array-api-strict is not installed")
+    if name == "cupy":
+        from gpu_rs.backend import cupy_available
+
+        if importlib.util.find_spec("cupy") is None:
+            pytest.skip("CuPy is not installed (pip install 'gpu-rs[gpu]' on a CUDA machine)")
+        if not cupy_available():
+            pytest.skip("CuPy is installed but no CUDA device is usable")
     return name
 
 
@@ -62,6 +70,10 @@ def check_bracket(b, exact_lo, exact_hi, rel_width=1e-3, abs_width=1e-12, need_m
     hi = exact_hi * (1 + ORACLE_REL)
     info = f"exact in [{exact_lo:.15g}, {exact_hi:.15g}], engine [{b.lower:.15g}, {b.upper:.15g}]"
     assert 0.0 <= b.lower <= b.estimate <= b.upper <= 1.0, info
+    # The error budget accounts for the whole width (SPEC §4).
+    assert abs(b.budget.total - b.width) <= 1e-9 * b.width + 4e-16 * (b.lower + b.upper) + 1e-300, (
+        f"budget {b.budget} adds up to {b.budget.total!r}, width {b.width!r}: " + info
+    )
     assert b.lower <= hi, "lower bound above the exact tail: " + info
     assert b.upper >= lo, "upper bound below the exact tail: " + info
     exact = 0.5 * (exact_lo + exact_hi)

@@ -575,3 +575,79 @@ def monte_carlo_tail(n, bits, q, lam, samples, seed, inclusive=False, conf=0.999
         done += s
     lo, hi = clopper_pearson(hits, samples, conf)
     return hits / samples, lo, hi
+
+
+# --------------------------------------------------------------------------------------
+# the reverse order of the homogeneous pair, and general sums of record atoms
+# --------------------------------------------------------------------------------------
+def reverse_tail_L1(n, q, lam, inclusive=False):
+    """Exact ``P[X' < n / lam]`` (``<=`` if inclusive) for L = 1, ``X'`` the sum of ``n``
+    zero-vector atoms: the reverse order's tail ``P_D[n / X' > lam]``.
+
+    ``X' = n r + K (1/r - r)`` with ``K ~ Bin(n, q)``; ``X' < t`` iff ``K < c`` with
+    ``c = (t - n r) p q / (p - q)``.
+    """
+    n, _, q = _check(n, 1, q)
+    p = 1.0 - q
+    r = q / p
+    c = (n / lam - n * r) * (p * q) / (p - q)
+    kmax = math.floor(c) if inclusive else math.ceil(c) - 1
+    if kmax < 0:
+        return 0.0
+    return float(stats.binom.cdf(kmax, n, q))
+
+
+def reverse_lattice_distance_L1(n, q, lam):
+    """Distance of the reverse-order L = 1 threshold ``c`` to the nearest integer."""
+    p = 1.0 - q
+    c = (n / lam - n * q / p) * (p * q) / (p - q)
+    return abs(c - round(c))
+
+
+def reverse_tail_L2(n, q, lam, inclusive=False):
+    """Exact ``P[X' < n / lam]`` for L = 2 by conditioning on the number ``j2`` of two-bit
+    vectors (``Bin(n, q^2)``); the one-bit count among the rest is ``Bin(n - j2, 2q/(1+q))``."""
+    n, _, q = _check(n, 2, q)
+    p = 1.0 - q
+    r = q / p
+    r2 = r * r
+    t = n / lam
+    j2 = np.arange(n + 1, dtype=np.float64)
+    mm = n - j2
+    # X' = j2 / r^2 + T1 + (mm - T1) r^2 < t  <=>  T1 < c
+    c = (t - j2 / r2 - mm * r2) / (1.0 - r2)
+    kmax = np.floor(c) if inclusive else np.ceil(c) - 1  # P[T1 <= kmax]
+    lp2 = stats.binom.logpmf(j2, n, q * q)
+    kk = np.minimum(kmax, mm)
+    with np.errstate(divide="ignore"):
+        lcdf = np.where(kk < 0, -np.inf, stats.binom.logcdf(np.maximum(kk, 0), mm, 2 * q / (1 + q)))
+    terms = lp2 + lcdf
+    terms = terms[np.isfinite(terms)]
+    return float(np.exp(special.logsumexp(terms))) if terms.size else 0.0
+
+
+def tail_sum_enumerate(bits, q, zeros, ones, t, upper=True, inclusive=False, power=1):
+    """``P[S > t]`` (``>=``; ``<``/``<=`` if not ``upper``) for ``S`` the sum of ``zeros``
+    zero-vector atoms and ``ones`` outlier atoms, each raised to ``power``, by enumerating
+    both count vectors (small counts only). Returns ``(probability, min relative gap of t
+    to an attainable value)``."""
+    w, lpi0, lpi1 = atoms(bits, q)
+    w = w**power
+    L = int(bits)
+
+    def outcomes(m, lpi):
+        if m == 0:
+            return np.zeros(1), np.zeros(1)
+        T = _compositions(m, L + 1)
+        return T @ w, special.gammaln(m + 1) - special.gammaln(T + 1).sum(axis=1) + T @ lpi
+
+    v0, l0 = outcomes(zeros, lpi0)
+    v1, l1 = outcomes(ones, lpi1)
+    S = (v0[:, None] + v1[None, :]).ravel()
+    lp = (l0[:, None] + l1[None, :]).ravel()
+    if upper:
+        hit = S >= t if inclusive else S > t
+    else:
+        hit = S <= t if inclusive else S < t
+    gap = float(np.min(np.abs(S - t)) / t)
+    return float(np.exp(lp[hit]).sum()), gap
