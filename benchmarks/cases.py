@@ -92,14 +92,14 @@ def exact_tail(n: int, bits: int, q: float, eps: float, backend: str, rel_width:
     """:func:`gpu_rs.tail` as a dict."""
     import gpu_rs
 
-    return gpu_rs.tail(n, bits, q, eps, rel_width=rel_width, backend=backend).to_dict()
+    return gpu_rs.tail(n, bits, q, eps, scope="forward", rel_width=rel_width, backend=backend).to_dict()
 
 
 def calibration(n: int, bits: int, eps: float, eta: float, backend: str, q_tol: float = 1e-6) -> dict[str, Any]:
     """:func:`gpu_rs.calibrate`, summarised."""
     import gpu_rs
 
-    c = gpu_rs.calibrate(n, bits, eps, eta, q_tol=q_tol, backend=backend)
+    c = gpu_rs.calibrate(n, bits, eps, eta, scope="forward", q_tol=q_tol, backend=backend)
     t = c.tail
     three = c.three_sigma_tail
     return {

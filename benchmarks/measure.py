@@ -80,7 +80,7 @@ def _warm_up(backend: str) -> None:
     from . import baselines
 
     try:
-        gpu_rs.tail(1000, 5, 0.2446, math.log(2.0), backend=backend)
+        gpu_rs.tail(1000, 5, 0.2446, math.log(2.0), scope="forward", backend=backend)
     except Exception:  # the task itself will report a backend problem
         pass
     baselines.monte_carlo(1000, 5, 0.2446, math.log(2.0), 0.0)

@@ -13,7 +13,7 @@ from .errors import CalibrationError
 from .results import TailBound
 from .serialize import ToDict
 from .tail import tail
-from .validation import Problem, check_open, resolve_eps
+from .validation import Problem, check_k, check_open, check_scope, resolve_eps
 
 Q_MAX = 0.5 - 1e-9
 """Largest flip probability tried: q must stay below 1/2."""
@@ -41,6 +41,9 @@ class Calibration(ToDict):
     eps: float
     eta: float
     q: float
+    scope: str
+    k: int
+    guarantee: str
     tail: TailBound
     q_tol: float
     steps: list[dict[str, float]]
@@ -78,6 +81,8 @@ def calibrate(
     eta: float | None = None,
     *,
     ratio: float | None = None,
+    scope: str = "homogeneous",
+    k: int = 1,
     q_tol: float = 1e-6,
     rel_width: float = 1e-3,
     backend: str = "auto",
@@ -93,6 +98,10 @@ def calibrate(
         Privacy level; give this or ``ratio = e^eps``.
     eta : float
         Probability cut-off, ``0 < eta < 1``.
+    scope : {"homogeneous", "forward", "all"}
+        The pairs the calibrated ``q`` must protect (see :func:`gpu_rs.tail`).
+    k : int
+        Randomized reports per user.
     q_tol : float
         Bisection tolerance on ``q``, ``0 < q_tol < 0.01``.
     rel_width : float
@@ -123,6 +132,8 @@ def calibrate(
     start = time.perf_counter()
     eps = resolve_eps(eps, ratio)
     Problem(n, bits, 0.25, eps)
+    scope = check_scope(scope)
+    k = check_k(k)
     if eta is None:
         raise ValueError("eta must be a number in (0, 1): got None")
     eta = check_open("eta", eta, 0.0, 1.0)
@@ -133,7 +144,9 @@ def calibrate(
     def query(q: float) -> TailBound:
         if q not in seen:
             # Only "upper <= eta?" matters: tails far below eta need no finer width than this.
-            b = tail(n, bits, q, eps, rel_width=rel_width, abs_width=0.1 * rel_width * eta, backend=backend)
+            b = tail(
+                n, bits, q, eps, scope=scope, k=k, rel_width=rel_width, abs_width=0.1 * rel_width * eta, backend=backend
+            )
             seen[q] = b
             step = {"q": q, "lower": b.lower, "upper": b.upper, "seconds": b.seconds}
             steps.append(step)
@@ -205,8 +218,8 @@ def calibrate(
     moved = True
     while moved:
         moved = False
-        for k in SCAN:
-            q = hi - k * q_tol
+        for step_back in SCAN:
+            q = hi - step_back * q_tol
             if q > 0 and ok(q):
                 notes.append(f"q={q:.8g} below the answer also certifies; answer moved down")
                 hi, moved = q, True
@@ -243,6 +256,9 @@ def calibrate(
         eps=eps,
         eta=eta,
         q=hi,
+        scope=final.scope,
+        k=final.k,
+        guarantee=final.guarantee,
         tail=final,
         q_tol=q_tol,
         steps=steps,

@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import IO, Any, NoReturn
 
-from gpu_rs.validation import BACKEND_NAMES, MAX_BITS, MAX_N
+from gpu_rs.validation import BACKEND_NAMES, MAX_BITS, MAX_K, MAX_N, SCOPES
 
 PROG = "gpu-rs"
 
@@ -112,6 +112,24 @@ def _add_common(p: argparse.ArgumentParser, *, q: bool, eps_required: bool) -> N
     )
 
 
+def _add_scope(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--scope",
+        choices=SCOPES,
+        default="homogeneous",
+        help="which neighbouring pairs: 'forward' (seed 003's pair, its order), 'homogeneous' "
+        "(both orders of that pair), 'all' (every pair: exact for --bits 1, a proven bound "
+        "otherwise); default: homogeneous",
+    )
+    p.add_argument(
+        "--k",
+        type=_int_type(1, MAX_K),
+        default=1,
+        metavar="K",
+        help=f"randomized reports per user, 1 <= K <= {MAX_K}; default: 1",
+    )
+
+
 def _add_run_options(p: argparse.ArgumentParser, *, json_help: str) -> None:
     p.add_argument(
         "--backend",
@@ -149,6 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="W",
         help="absolute width that is always good enough (API default 1e-12)",
     )
+    _add_scope(p)
     _add_run_options(p, json_help="print one JSON object (TailBound.to_dict()) on stdout")
     p.set_defaults(handler=_cmd_tail)
 
@@ -173,6 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--rel-width", type=_float_type("> 0"), metavar="W", help="relative width of each tail bound (API default 1e-3)"
     )
+    _add_scope(p)
     _add_run_options(p, json_help="print one JSON object (Calibration.to_dict()) on stdout")
     p.set_defaults(handler=_cmd_calibrate)
 
@@ -341,6 +361,8 @@ def _cmd_tail(args: argparse.Namespace) -> int:
             args.n,
             args.bits,
             args.q,
+            scope=args.scope,
+            k=args.k,
             inclusive=args.inclusive,
             backend=args.backend,
             **_eps_kwargs(args),
@@ -357,6 +379,11 @@ def _cmd_tail(args: argparse.Namespace) -> int:
     print(f"  upper     {b.upper:.6e}")
     print(f"  width     {b.width:.3e} (relative {rel:.3g}; asked {b.rel_width:g}{'' if b.met else ', NOT MET'})")
     print(f"  {b.method}, backend {b.backend}, {b.grid_points} grid points, {b.seconds:.3g} s")
+    print(f"  scope     {b.scope}: {b.guarantee}")
+    if b.scope != "forward" or len(b.pairs) > 1:
+        print(f"  worst     {b.worst}")
+        for pair in b.pairs:
+            print(f"  pair      {pair.pair}: [{pair.lower:.6e}, {pair.upper:.6e}]")
     return EXIT_OK
 
 
@@ -381,6 +408,8 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
             args.n,
             args.bits,
             eta=eta,
+            scope=args.scope,
+            k=args.k,
             backend=args.backend,
             progress=step,
             **_eps_kwargs(args),
@@ -401,6 +430,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     lam = f"{math.exp(c.eps):.6g}"
     print(f"calibrate  n={c.n}, bits={c.bits}, eps={c.eps:.6g} (lambda={lam}), eta={c.eta:g}")
     print(f"q = {c.q:.8g}  (to within {c.q_tol:g}): certified P[R {op} {lam}] <= {t.upper:.4e} <= eta")
+    print(f"scope {c.scope}{f', k={c.k}' if c.k > 1 else ''}: {c.guarantee}")
     print()
     rows = [
         ("calibrated", c.q, _interval(t), _verdict(t, c.eta), c.sigma_calibrated),

@@ -1,4 +1,4 @@
-"""Errors raised by gpu_rs. Both subclass ``ValueError``: they describe input that cannot be served."""
+"""Errors raised by gpu_rs. All subclass ``ValueError``: they describe input that cannot be served."""
 
 from __future__ import annotations
 
@@ -9,3 +9,7 @@ class MemoryBudgetError(ValueError):
 
 class CalibrationError(ValueError):
     """No flip probability below 1/2 meets the privacy target."""
+
+
+class TimeBudgetError(ValueError):
+    """The requested work would take longer than gpu_rs starts; raised before it begins, with an estimate."""

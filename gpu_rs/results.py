@@ -11,6 +11,20 @@ from .serialize import ToDict
 
 
 @dataclass(frozen=True)
+class PairBound(ToDict):
+    """Certified bounds on one pair's tail, computed on the way to a scope's answer.
+
+    ``pair`` names it: ``"forward"`` and ``"reverse"`` for the two orders of the
+    homogeneous pair, or a background in words.
+    """
+
+    pair: str
+    lower: float
+    upper: float
+    method: str
+
+
+@dataclass(frozen=True)
 class TailBound(ToDict):
     """Certified bounds on ``P[R > e^eps]`` (or ``>=`` when ``inclusive``).
 
@@ -24,6 +38,16 @@ class TailBound(ToDict):
         The query: users, bits per report, flip probability, privacy level.
     lower, estimate, upper : float
         The certified interval and a point inside it (its midpoint).
+    scope : str
+        Which pairs the bound covers: ``"forward"``, ``"homogeneous"`` or ``"all"`` (SPEC §1.1).
+    guarantee : str
+        The guarantee in words: what the interval is a bound of.
+    k : int
+        Randomized reports per user (SPEC §1.3).
+    pairs : tuple of PairBound
+        The pairs computed on the way (both orders, the worst background).
+    worst : str
+        The pair that attains the upper bound.
     inclusive : bool
         True for ``P[R >= e^eps]``.
     rel_width, abs_width : float
@@ -51,6 +75,11 @@ class TailBound(ToDict):
     lower: float
     estimate: float
     upper: float
+    scope: str
+    guarantee: str
+    k: int
+    pairs: tuple[PairBound, ...]
+    worst: str
     inclusive: bool
     rel_width: float
     abs_width: float
@@ -81,8 +110,10 @@ class TailBound(ToDict):
     def __repr__(self) -> str:
         rel = "" if self.met else f", NOT MET (asked rel_width={self.rel_width:g})"
         op = ">=" if self.inclusive else ">"
+        k = f", k={self.k}" if self.k > 1 else ""
         return (
             f"TailBound(P[R {op} {self.ratio:.6g}] in [{self.lower:.6e}, {self.upper:.6e}], "
-            f"estimate={self.estimate:.6e}, n={self.n}, bits={self.bits}, q={self.q:.6g}{rel}; "
-            f"{self.method}, {self.backend}, {self.grid_points} points, {self.seconds:.3g} s)"
+            f"estimate={self.estimate:.6e}, n={self.n}, bits={self.bits}, q={self.q:.6g}{k}, "
+            f"scope={self.scope!r}{rel}; {self.method}, {self.backend}, {self.grid_points} points, "
+            f"{self.seconds:.3g} s)"
         )

@@ -1,34 +1,18 @@
-"""``tail``: certified bounds on ``P[R > e^ε]`` (SPEC §2, §4)."""
+"""``tail``: certified bounds on ``P[R > e^ε]`` for the pairs a scope covers (SPEC §1.1, §2, §4)."""
 
 from __future__ import annotations
 
-import math
 import time
 
-from .atoms import ONE, ZERO
+from . import scopes
 from .backend import get_backend
-from .crossing import Query
 from .fourier import FIRST_TERMS
-from .pipeline import Plan, plan_terms, tail_bounds
+from .pipeline import Plan, plan_terms
 from .results import TailBound
-from .validation import Problem, check_closed_open, check_int, check_open, resolve_eps
+from .validation import Problem, check_closed_open, check_int, check_k, check_open, check_scope, resolve_eps
 
 DEFAULT_MAX_TERMS = 1 << 24
 """Most Fourier terms a tail query may use (memory permitting)."""
-
-
-def forward_query(prob: Problem, inclusive: bool) -> Query:
-    """``P[X > n e^ε]`` for ``X`` = ``n − 1`` zero-vector atoms plus one outlier atom (seed 003 §3)."""
-    log_t = math.log(prob.n) + prob.eps
-    return Query(
-        prob.bits,
-        prob.q,
-        ((ZERO, prob.n - 1), (ONE, 1)),
-        log_t,
-        True,
-        inclusive,
-        log_t_error=4.0 * 2.0**-53 * (abs(math.log(prob.n)) + prob.eps),
-    )
 
 
 def tail(
@@ -38,6 +22,8 @@ def tail(
     eps: float | None = None,
     *,
     ratio: float | None = None,
+    scope: str = "homogeneous",
+    k: int = 1,
     inclusive: bool = False,
     rel_width: float = 1e-3,
     abs_width: float = 1e-12,
@@ -45,7 +31,7 @@ def tail(
     max_terms: int = DEFAULT_MAX_TERMS,
     max_memory: int | None = None,
 ) -> TailBound:
-    """Certified bounds on ``P[R > e^eps]`` for the worst-case collection.
+    """Certified bounds on ``P[R > e^eps]`` over the neighbouring pairs ``scope`` covers.
 
     Parameters
     ----------
@@ -57,6 +43,12 @@ def tail(
         Flip probability, ``0 < q < 1/2``.
     eps : float, optional
         Privacy level ``0 < ε < 700``; give this or ``ratio = e^ε``.
+    scope : {"homogeneous", "forward", "all"}
+        Which pairs (SPEC §1.1): ``"forward"`` is seed 003's pair in its order,
+        ``"homogeneous"`` the larger of both orders of that pair, ``"all"`` every
+        neighbouring pair (exact for ``bits = 1``, a proven upper bound otherwise).
+    k : int
+        Randomized reports per user (SPEC §1.3), ``1 <= k <= 1000``.
     inclusive : bool
         Bound ``P[R >= e^eps]`` instead of the strict tail.
     rel_width, abs_width : float
@@ -72,11 +64,19 @@ def tail(
     Returns
     -------
     TailBound
-        ``lower <= P <= upper``, certified; ``met`` says whether the target
-        width was reached.
+        ``lower <= P <= upper``, certified for every pair of the scope (``guarantee`` says
+        so in words); ``met`` says whether the target width was reached.
+
+    Raises
+    ------
+    ValueError
+        For an argument out of range (the message names it); :class:`~gpu_rs.MemoryBudgetError`
+        or :class:`~gpu_rs.TimeBudgetError` for work that would not fit, before it starts.
     """
     start = time.perf_counter()
     prob = Problem(n, bits, q, resolve_eps(eps, ratio))
+    scope = check_scope(scope)
+    k = check_k(k)
     rel_width = check_open("rel_width", rel_width, 0.0, 1.0)
     abs_width = check_closed_open("abs_width", abs_width, 0.0, 1.0)
     max_terms = check_int("max_terms", max_terms, FIRST_TERMS, 1 << 27)
@@ -84,7 +84,23 @@ def tail(
         max_memory = check_int("max_memory", max_memory, 1, 1 << 50)
     be = get_backend(backend)
     plan = Plan(rel_width, abs_width, plan_terms(max_terms, be.free_memory(), max_memory))
-    b = tail_bounds(forward_query(prob, inclusive), plan, be.xp)
+    if k > 1:
+        from .krandom import k_scoped
+
+        found = k_scoped(prob, k, scope, inclusive, plan, be.xp)
+    elif scope == "all" and prob.bits == 1:
+        found = scopes.every_background(prob, inclusive, plan)
+    elif scope == "all":
+        found = scopes.proven_all(prob, inclusive, plan, be.xp)
+    else:
+        found = scopes.homogeneous(prob, inclusive, plan, be.xp, both=scope == "homogeneous")
+    b = found.bounds
+    guarantee = scopes.GUARANTEES[scope]
+    if scope == "all" and prob.bits > 1:
+        guarantee = (
+            "proven upper bound for every neighbouring collection (clone reduction, docs/worst-case.md); "
+            "lower end from the homogeneous pair"
+        )
     return TailBound(
         n=prob.n,
         bits=prob.bits,
@@ -93,6 +109,11 @@ def tail(
         lower=b.lower,
         estimate=0.5 * (b.lower + b.upper),
         upper=b.upper,
+        scope=scope,
+        guarantee=guarantee,
+        k=k,
+        pairs=found.pairs,
+        worst=found.worst,
         inclusive=inclusive,
         rel_width=rel_width,
         abs_width=abs_width,

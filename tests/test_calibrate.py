@@ -154,7 +154,7 @@ def _calibrate(n, bits, eps, eta):
     import gpu_rs
 
     calls = []
-    c = gpu_rs.calibrate(n, bits, eps, eta, backend="numpy", progress=calls.append)
+    c = gpu_rs.calibrate(n, bits, eps, eta, backend="numpy", progress=calls.append, scope="forward")
     return c, tuple(calls)
 
 
@@ -315,7 +315,7 @@ def test_unreachable_target_raises(gpu_rs):
     """n = 2, L = 1, λ = e^1e-10: even at q -> 1/2, X > nλ whenever both reports have
     their bit set, probability -> 1/4.  η = 0.1 cannot be met."""
     with pytest.raises(gpu_rs.CalibrationError) as info:
-        gpu_rs.calibrate(2, 1, 1e-10, 0.1, backend="numpy")
+        gpu_rs.calibrate(2, 1, 1e-10, 0.1, backend="numpy", scope="forward")
     assert isinstance(info.value, ValueError)
     msg = str(info.value)
     assert "tail" in msg and "eta=0.1" in msg
@@ -325,36 +325,36 @@ def test_unreachable_target_raises(gpu_rs):
 
 
 def test_reachable_when_eta_above_the_floor(gpu_rs):
-    c = gpu_rs.calibrate(2, 1, 1e-10, 0.3, backend="numpy")
+    c = gpu_rs.calibrate(2, 1, 1e-10, 0.3, backend="numpy", scope="forward")
     assert c.tail.upper <= 0.3
 
 
 @pytest.mark.parametrize("eta", [0.0, 1.0, -0.1, 1.5, float("nan"), float("inf"), None, "0.1", True])
 def test_bad_eta(gpu_rs, eta):
     with pytest.raises(ValueError, match="eta"):
-        gpu_rs.calibrate(1000, 5, 1.0, eta)
+        gpu_rs.calibrate(1000, 5, 1.0, eta, scope="forward")
 
 
 @pytest.mark.parametrize("eps", [0.0, -1.0, float("nan")])
 def test_bad_eps(gpu_rs, eps):
     with pytest.raises(ValueError, match="eps"):
-        gpu_rs.calibrate(1000, 5, eps, 1e-3)
+        gpu_rs.calibrate(1000, 5, eps, 1e-3, scope="forward")
 
 
 @pytest.mark.parametrize("ratio", [1.0, 0.5, -2.0])
 def test_bad_ratio(gpu_rs, ratio):
     with pytest.raises(ValueError, match="ratio"):
-        gpu_rs.calibrate(1000, 5, eta=1e-3, ratio=ratio)
+        gpu_rs.calibrate(1000, 5, eta=1e-3, ratio=ratio, scope="forward")
 
 
 def test_eps_and_ratio_exclusive(gpu_rs):
     with pytest.raises(ValueError):
-        gpu_rs.calibrate(1000, 5, 1.0, 1e-3, ratio=2.0)
+        gpu_rs.calibrate(1000, 5, 1.0, 1e-3, ratio=2.0, scope="forward")
     with pytest.raises(ValueError):
-        gpu_rs.calibrate(1000, 5, eta=1e-3)
+        gpu_rs.calibrate(1000, 5, eta=1e-3, scope="forward")
 
 
 @pytest.mark.parametrize("q_tol", [0.0, -1e-6, 0.01, 0.5, float("nan")])
 def test_bad_q_tol(gpu_rs, q_tol):
     with pytest.raises(ValueError, match="q_tol"):
-        gpu_rs.calibrate(1000, 5, 1.0, 1e-3, q_tol=q_tol)
+        gpu_rs.calibrate(1000, 5, 1.0, 1e-3, q_tol=q_tol, scope="forward")

@@ -29,7 +29,7 @@ HEAVY_CASES = [
 @pytest.mark.parametrize("n,bits,q,lam", HEAVY_CASES)
 def test_conditioned_tail_brackets_the_exact_tail(gpu_rs, backend, n, bits, q, lam):
     lo, hi = O.tail_condition(n, bits, q, lam, tol=1e-14)
-    b = gpu_rs.tail(n, bits, q, ratio=lam, backend=backend)
+    b = gpu_rs.tail(n, bits, q, ratio=lam, backend=backend, scope="forward")
     assert b.method == "conditioned", b
     check_bracket(b, lo, hi)
 
@@ -37,7 +37,7 @@ def test_conditioned_tail_brackets_the_exact_tail(gpu_rs, backend, n, bits, q, l
 def test_conditioning_matches_monte_carlo_at_scale(gpu_rs):
     """L = 40, N = 10^7 near calibration's answer, where an atom is 0.87 of the threshold."""
     n, bits, q, eps = 10**7, 40, 0.3544928739120966, 2.0
-    b = gpu_rs.tail(n, bits, q, eps, backend="numpy")
+    b = gpu_rs.tail(n, bits, q, eps, backend="numpy", scope="forward")
     assert b.method == "conditioned" and b.met, b
     est, lo, hi = O.monte_carlo_tail(n, bits, q, math.exp(eps), samples=200_000, seed=7)
     assert lo <= b.upper and b.lower <= hi, (b, lo, hi)

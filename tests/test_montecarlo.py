@@ -40,7 +40,7 @@ def test_engine_vs_monte_carlo(gpu_rs, backend, n, bits, q, lam, samples):
     est, lo, hi = _mc(n, bits, q, lam, samples)
     # the case must be informative: the MC interval excludes 0 and is reasonably narrow
     assert lo > 0 and hi - lo < 0.2 * est, (est, lo, hi)
-    b = gpu_rs.tail(n, bits, q, ratio=lam, backend=backend)
+    b = gpu_rs.tail(n, bits, q, ratio=lam, backend=backend, scope="forward")
     _check(b, est, lo, hi)
     assert b.met
     assert b.upper - b.lower <= max(1e-3 * b.upper * (1 + 1e-9), 1e-12)
@@ -61,7 +61,7 @@ def test_seed_row_monte_carlo(gpu_rs, backend):
     """The seed's N = 1000, q = 0.2446, lambda = 2 row against Monte Carlo as well (the
     exact value is checked in test_tail.py); inclusive and strict coincide here."""
     est, lo, hi = _mc(1000, 5, 0.2446, 2.0, 1_000_000, inclusive=True)
-    b = gpu_rs.tail(1000, 5, 0.2446, ratio=2.0, inclusive=True, backend=backend)
+    b = gpu_rs.tail(1000, 5, 0.2446, ratio=2.0, inclusive=True, backend=backend, scope="forward")
     _check(b, est, lo, hi)
 
 
@@ -70,6 +70,6 @@ def test_three_sigma_rule_is_not_certified_by_mc(gpu_rs):
     about 0.043 (shared/seeds/README.md).  Monte Carlo must agree with the engine, not with
     the seed's table."""
     est, lo, hi = _mc(5000, 5, 0.1778, 2.0, 400_000)
-    b = gpu_rs.tail(5000, 5, 0.1778, ratio=2.0, backend="numpy")
+    b = gpu_rs.tail(5000, 5, 0.1778, ratio=2.0, backend="numpy", scope="forward")
     _check(b, est, lo, hi)
     assert lo > 0.0045 * 5

@@ -175,9 +175,9 @@ def test_property_small(gpu_rs, backend, case):
     assume(O.lattice_gap(n, bits, q, lam) > 1e-8)
     assume(O.lattice_gap(n, bits, q, lam2) > 1e-8)
 
-    b = gpu_rs.tail(n, bits, q, eps=eps, backend=backend)
-    bi = gpu_rs.tail(n, bits, q, eps=eps, inclusive=True, backend=backend)
-    b2 = gpu_rs.tail(n, bits, q, eps=eps + deps, backend=backend)
+    b = gpu_rs.tail(n, bits, q, eps=eps, backend=backend, scope="forward")
+    bi = gpu_rs.tail(n, bits, q, eps=eps, inclusive=True, backend=backend, scope="forward")
+    b2 = gpu_rs.tail(n, bits, q, eps=eps + deps, backend=backend, scope="forward")
     for x in (b, bi, b2):
         assert 0.0 <= x.lower <= x.estimate <= x.upper <= 1.0
     # bracket of the exact tail and the default width target
@@ -212,7 +212,7 @@ def test_property_moderate(gpu_rs, backend, case):
         assume(O.l2_lattice_distance(n, q, lam) > 1e-6)
     lo, hi = O.tail_condition(n, bits, q, lam)
     assume(hi - lo <= 1e-9 * lo or hi < 1e-13)
-    b = gpu_rs.tail(n, bits, q, eps=eps, backend=backend)
+    b = gpu_rs.tail(n, bits, q, eps=eps, backend=backend, scope="forward")
     check_bracket(b, lo, hi)
 
 
@@ -223,8 +223,8 @@ def test_property_ratio_equals_eps(gpu_rs, case):
     n, bits, q, eps, _ = case
     lam = math.exp(eps)
     assume(O.lattice_gap(n, bits, q, lam) > 1e-8)
-    a = gpu_rs.tail(n, bits, q, eps=eps, backend="numpy")
-    b = gpu_rs.tail(n, bits, q, ratio=lam, backend="numpy")
+    a = gpu_rs.tail(n, bits, q, eps=eps, backend="numpy", scope="forward")
+    b = gpu_rs.tail(n, bits, q, ratio=lam, backend="numpy", scope="forward")
     assert a.lower <= b.upper * (1 + 1e-12) and b.lower <= a.upper * (1 + 1e-12)
 
 
@@ -235,8 +235,8 @@ def test_property_ratio_equals_eps(gpu_rs, case):
     "n,bits,q,lam", [(1000, 5, 0.2446, 2.0), (10**5, 8, 0.21, 2.0), (10**4, 2, 0.1037, 1.2), (17, 4, 0.3, 1.6)]
 )
 def test_backends_agree(gpu_rs, backend, n, bits, q, lam):
-    a = gpu_rs.tail(n, bits, q, ratio=lam, backend="numpy")
-    b = gpu_rs.tail(n, bits, q, ratio=lam, backend=backend)
+    a = gpu_rs.tail(n, bits, q, ratio=lam, backend="numpy", scope="forward")
+    b = gpu_rs.tail(n, bits, q, ratio=lam, backend=backend, scope="forward")
     assert b.backend == backend
     # both certified => the intervals must overlap; same algorithm => nearly identical
     assert a.lower <= b.upper and b.lower <= a.upper

@@ -57,7 +57,7 @@ def test_L1_exact(gpu_rs, backend, n, q, target, inclusive):
     assert lam > 1.0
     exact = O.tail_L1(n, q, lam, inclusive)
     assert exact > 0.0
-    b = gpu_rs.tail(n, 1, q, ratio=lam, inclusive=inclusive, backend=backend)
+    b = gpu_rs.tail(n, 1, q, ratio=lam, inclusive=inclusive, backend=backend, scope="forward")
     check_bracket(b, exact, exact)
     assert b.inclusive is inclusive
 
@@ -70,7 +70,7 @@ def test_L1_exact(gpu_rs, backend, n, q, target, inclusive):
 def test_L1_generic_threshold(gpu_rs, backend, n, q, lam):
     assert O.l1_lattice_distance(n, q, lam) > 1e-4
     exact = O.tail_L1(n, q, lam)
-    b = gpu_rs.tail(n, 1, q, eps=math.log(lam), backend=backend)
+    b = gpu_rs.tail(n, 1, q, eps=math.log(lam), backend=backend, scope="forward")
     check_bracket(b, exact, exact, abs_width=1e-12)
 
 
@@ -94,7 +94,7 @@ def test_L2_exact(gpu_rs, backend, n, q, lam):
     assert O.l2_lattice_distance(n, q, lam) > 1e-6
     exact = O.tail_L2(n, q, lam)
     assert exact > 1e-12
-    b = gpu_rs.tail(n, 2, q, ratio=lam, backend=backend)
+    b = gpu_rs.tail(n, 2, q, ratio=lam, backend=backend, scope="forward")
     check_bracket(b, exact, exact)
 
 
@@ -129,9 +129,9 @@ def test_enumeration_small(gpu_rs, backend, n, bits, q, lam):
     exact = O.tail_enumerate(n, bits, q, lam)
     incl = O.tail_enumerate(n, bits, q, lam, inclusive=True)
     assert incl == pytest.approx(exact, rel=1e-12, abs=1e-300)  # away from the lattice
-    b = gpu_rs.tail(n, bits, q, ratio=lam, backend=backend)
+    b = gpu_rs.tail(n, bits, q, ratio=lam, backend=backend, scope="forward")
     check_bracket(b, exact, exact)
-    bi = gpu_rs.tail(n, bits, q, ratio=lam, inclusive=True, backend=backend)
+    bi = gpu_rs.tail(n, bits, q, ratio=lam, inclusive=True, backend=backend, scope="forward")
     check_bracket(bi, incl, incl)
 
 
@@ -142,7 +142,7 @@ def test_n1_closed_form(gpu_rs, backend):
     r = q / p
     # outlier with l set bits contributes r^(L - 2l); > 2 iff L - 2l < 0 with r^-1=4, r^-3=64
     exact = sum(math.comb(bits, l) * p**l * q ** (bits - l) for l in range(bits + 1) if r ** (bits - 2 * l) > lam)
-    b = gpu_rs.tail(1, bits, q, ratio=lam, backend=backend)
+    b = gpu_rs.tail(1, bits, q, ratio=lam, backend=backend, scope="forward")
     check_bracket(b, exact, exact)
 
 
@@ -179,7 +179,7 @@ def test_seed_fact_values():
 @pytest.mark.parametrize("inclusive", [False, True])
 def test_seed_rows(gpu_rs, backend, n, q, lam, inclusive):
     lo, hi = condition_exact(n, 5, q, lam, inclusive)
-    b = gpu_rs.tail(n, 5, q, ratio=lam, inclusive=inclusive, backend=backend)
+    b = gpu_rs.tail(n, 5, q, ratio=lam, inclusive=inclusive, backend=backend, scope="forward")
     check_bracket(b, lo, hi)
 
 
@@ -187,8 +187,8 @@ def test_seed_eps_argument(gpu_rs, backend):
     """The seed writes eps = 0.693 for lambda = 2; eps and ratio must describe the same
     threshold.  Check eps=log(2) gives the same certified answer as ratio=2."""
     lo, hi = condition_exact(1000, 5, 0.2446, 2.0)
-    a = gpu_rs.tail(1000, 5, 0.2446, eps=math.log(2.0), backend=backend)
-    b = gpu_rs.tail(n=1000, bits=5, q=0.2446, ratio=2.0, backend=backend)
+    a = gpu_rs.tail(1000, 5, 0.2446, eps=math.log(2.0), backend=backend, scope="forward")
+    b = gpu_rs.tail(n=1000, bits=5, q=0.2446, ratio=2.0, backend=backend, scope="forward")
     check_bracket(a, lo, hi)
     check_bracket(b, lo, hi)
     assert a.eps == pytest.approx(math.log(2.0), rel=1e-15)
@@ -215,7 +215,7 @@ GENERAL_CASES = [
 def test_general_condition(gpu_rs, backend, n, bits, q, lam):
     lo, hi = condition_exact(n, bits, q, lam)
     assert hi > 1e-12  # the cases are meant to be non-trivial
-    b = gpu_rs.tail(n, bits, q, ratio=lam, backend=backend)
+    b = gpu_rs.tail(n, bits, q, ratio=lam, backend=backend, scope="forward")
     check_bracket(b, lo, hi)
 
 
@@ -224,7 +224,7 @@ def test_general_condition(gpu_rs, backend, n, bits, q, lam):
 # --------------------------------------------------------------------------------------
 def test_loose_width(gpu_rs, backend):
     lo, hi = condition_exact(1000, 5, 0.2446, 2.0)
-    b = gpu_rs.tail(1000, 5, 0.2446, ratio=2.0, rel_width=0.1, backend=backend)
+    b = gpu_rs.tail(1000, 5, 0.2446, ratio=2.0, rel_width=0.1, backend=backend, scope="forward")
     check_bracket(b, lo, hi, rel_width=0.1)
     assert b.rel_width == 0.1
 
@@ -235,10 +235,10 @@ def test_tight_width_is_honest(gpu_rs, backend, rel_width):
     still contain the exact value, and met=True must really mean the width was reached."""
     lam, _ = O.l1_midpoint_lam(10**5, 0.2446, 1e-3)
     exact = O.tail_L1(10**5, 0.2446, lam)
-    b = gpu_rs.tail(10**5, 1, 0.2446, ratio=lam, rel_width=rel_width, backend=backend)
+    b = gpu_rs.tail(10**5, 1, 0.2446, ratio=lam, rel_width=rel_width, backend=backend, scope="forward")
     check_bracket(b, exact, exact, rel_width=rel_width, need_met=False)
     lo, hi = condition_exact(1000, 5, 0.2446, 2.0)
-    b = gpu_rs.tail(1000, 5, 0.2446, ratio=2.0, rel_width=rel_width, backend=backend)
+    b = gpu_rs.tail(1000, 5, 0.2446, ratio=2.0, rel_width=rel_width, backend=backend, scope="forward")
     check_bracket(b, lo, hi, rel_width=rel_width, need_met=False)
 
 
@@ -247,7 +247,7 @@ def test_abs_width_for_negligible_tail(gpu_rs, backend):
     abs_width (here the exact tail is ~1e-24)."""
     exact = O.tail_L2(10**4, 0.1037, 1.9)
     assert 0 < exact < 1e-20
-    b = gpu_rs.tail(10**4, 2, 0.1037, ratio=1.9, abs_width=1e-12, backend=backend)
+    b = gpu_rs.tail(10**4, 2, 0.1037, ratio=1.9, abs_width=1e-12, backend=backend, scope="forward")
     check_bracket(b, exact, exact)
     assert b.upper <= 1e-12 * (1 + 1e-9)
 
@@ -257,7 +257,7 @@ def test_threshold_above_max(gpu_rs, backend):
     n, bits, q = 4, 2, 0.3
     lam = (1 / (q / (1 - q)) ** 2) * 1.01  # even n copies of the largest atom stay below n*lam
     assert O.tail_enumerate(n, bits, q, lam) == 0.0
-    b = gpu_rs.tail(n, bits, q, ratio=lam, backend=backend)
+    b = gpu_rs.tail(n, bits, q, ratio=lam, backend=backend, scope="forward")
     check_bracket(b, 0.0, 0.0)
 
 
@@ -265,7 +265,7 @@ def test_threshold_above_max(gpu_rs, backend):
 # the result object and argument checking
 # --------------------------------------------------------------------------------------
 def test_tailbound_object(gpu_rs, backend):
-    b = gpu_rs.tail(1000, 5, 0.2446, ratio=2.0, backend=backend)
+    b = gpu_rs.tail(1000, 5, 0.2446, ratio=2.0, backend=backend, scope="forward")
     assert isinstance(b, gpu_rs.TailBound)
     assert dataclasses.is_dataclass(b)
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -314,16 +314,16 @@ def test_tailbound_object(gpu_rs, backend):
 )
 def test_bad_input(gpu_rs, kwargs, name):
     with pytest.raises(ValueError, match=rf"\b{name}\b"):
-        gpu_rs.tail(**kwargs, backend="numpy")
+        gpu_rs.tail(**kwargs, backend="numpy", scope="forward")
 
 
 def test_eps_and_ratio_exclusive(gpu_rs):
     with pytest.raises(ValueError):
-        gpu_rs.tail(10, 5, 0.2, eps=1.0, ratio=2.0)
+        gpu_rs.tail(10, 5, 0.2, eps=1.0, ratio=2.0, scope="forward")
     with pytest.raises(ValueError):
-        gpu_rs.tail(10, 5, 0.2)
+        gpu_rs.tail(10, 5, 0.2, scope="forward")
 
 
 def test_bad_backend(gpu_rs):
     with pytest.raises(ValueError, match="backend"):
-        gpu_rs.tail(10, 5, 0.2, eps=1.0, backend="no-such-backend")
+        gpu_rs.tail(10, 5, 0.2, eps=1.0, backend="no-such-backend", scope="forward")
