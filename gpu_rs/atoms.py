@@ -26,14 +26,20 @@ EXACT_BITS = 128
 
 @dataclass(frozen=True)
 class Kind:
-    """A kind of record: a zero vector or the all-ones outlier, its atoms raised to ``power``."""
+    """A kind of record: a zero vector or the all-ones outlier, its atoms raised to ``power``.
+
+    With ``top`` set, the record is conditioned on having at most ``top`` set bits (the
+    "light" records of k-randomization's conditioning).
+    """
 
     outlier: bool
     power: int = 1
+    top: int | None = None
 
     def __str__(self) -> str:
         name = "one" if self.outlier else "zero"
-        return name if self.power == 1 else f"{name}^{self.power}"
+        name = name if self.power == 1 else f"{name}^{self.power}"
+        return name if self.top is None else f"{name}[l <= {self.top}]"
 
 
 ZERO = Kind(False)
@@ -130,4 +136,31 @@ def record_atoms(bits: int, q: float, kind: Kind = ZERO) -> Atoms:
     if kind.outlier:
         log_probs, probs, probs_lo, prob_error = (a[::-1] for a in (log_probs, probs, probs_lo, prob_error))
         exact = exact[::-1] if exact is not None else None
+    if kind.top is not None and kind.top < bits:
+        return _light(Atoms(log_values, gaps, value_error, log_probs, probs, probs_lo, prob_error, exact), kind.top)
     return Atoms(log_values, gaps, value_error, log_probs, probs, probs_lo, prob_error, exact)
+
+
+def _light(at: Atoms, top: int) -> Atoms:
+    """``at`` conditioned on at most ``top`` set bits: levels ``0 … top``, renormalized
+    (exactly with rational probabilities; otherwise the log-sum's error is added)."""
+    keep = slice(0, top + 1)
+    if at.exact is not None:
+        kept = at.exact[keep]
+        total = sum(kept, Fraction(0))
+        split = [split_exact(e / total) for e in kept]
+        probs = np.array([s[0] for s in split])
+        lo = np.array([s[1] for s in split])
+        err = np.array([s[2] for s in split])
+        logs = np.where(
+            probs > 0,
+            np.log(np.where(probs > 0, probs, 1.0)),
+            at.log_probs[keep] - (math.log(total.numerator) - math.log(total.denominator)),
+        )
+        return Atoms(
+            at.log_values[keep], at.gaps[keep], at.value_error, logs, probs, lo, err, tuple(e / total for e in kept)
+        )
+    log_total = float(np.logaddexp.reduce(at.log_probs[keep]))
+    logs = at.log_probs[keep] - log_total
+    err = at.prob_error[keep] + 2.0 * float(at.prob_error[keep].max()) + 8.0 * UNIT * (top + 2 + abs(log_total))
+    return Atoms(at.log_values[keep], at.gaps[keep], at.value_error, logs, np.exp(logs), np.zeros(top + 1), err, None)

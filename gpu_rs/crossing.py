@@ -119,7 +119,8 @@ def split(query: Query) -> Crossing:
     # One bit: every kind has the atoms {w_0, w_1} and Y = step · J with integer J;
     # work in units of the step (the gaps become exactly 0 and 1).
     lattice = query.bits == 1 and len({kind.power for kind, _ in query.parts}) == 1
-    step = float(kinds[0][0].gaps[1]) if lattice else 1.0
+    steps = [float(at.gaps[1]) for at, _ in kinds if at.gaps.shape[0] > 1]
+    step = steps[0] if lattice and steps else 1.0
     if lattice:
         y /= step
         slack += 4.0 * UNIT
