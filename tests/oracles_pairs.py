@@ -319,9 +319,10 @@ class _L1:
         self.lf = special.gammaln(np.arange(self.N + 3) + 1.0)
 
     def _lb(self, n, j, lsucc, lfail):
+        """log pmf of Bin(n, succ) at the int array ``j`` (-inf outside 0..n)."""
         j = np.asarray(j)
         ok = (j >= 0) & (j <= n)
-        jj = np.clip(j, 0, n)
+        jj = np.where(ok, j, 0)
         out = self.lf[n] - self.lf[jj] - self.lf[n - jj] + jj * lsucc + (n - jj) * lfail
         return np.where(ok, out, -np.inf)
 
@@ -338,92 +339,107 @@ class _L1:
         return int(min(max(round(j), lo), hi))
 
     def logf(self, a, c, ks):
-        """``log f(k)`` for the ints in ``ks`` (window of 12 conditional sd around the mode,
-        checked: edge terms must lie 40 nats below the peak, else the window widens)."""
-        out = []
+        """``log f(k)`` for a short run of consecutive ints ``ks``, one 2-D window of about
+        10 conditional sd around the mode (checked: the edge terms must lie 40 nats below the
+        peak of their row, else the window doubles)."""
+        ks = np.asarray(ks, dtype=np.int64)
         sd = math.sqrt(self.p * self.q * min(a, c) + 1.0)
-        for k in ks:
-            if k < 0 or k > a + c:
-                out.append(-np.inf)
-                continue
-            lo_b, hi_b = max(0, k - c), min(a, k)
-            j0 = self._mode(a, c, k)
-            W = int(12 * sd) + 20
-            while True:
-                j = np.arange(max(lo_b, j0 - W), min(hi_b, j0 + W) + 1)
-                t = self._lb(a, j, self.lq, self.lp) + self._lb(c, k - j, self.lp, self.lq)
-                m = t.max()
-                edge_ok = (j[0] == lo_b or t[0] < m - 40) and (j[-1] == hi_b or t[-1] < m - 40)
-                if edge_ok:
-                    break
-                W *= 2
-            out.append(m + math.log(np.exp(t - m).sum()))
-        return np.array(out)
+        kin = ks[(ks >= 0) & (ks <= a + c)]
+        out = np.full(ks.shape, -np.inf)
+        if kin.size == 0:
+            return out
+        jm = [self._mode(a, c, int(k)) for k in (kin[0], kin[-1])]
+        W = int(10 * sd) + 10
+        while True:
+            j = np.arange(max(0, min(jm) - W), min(a, max(jm) + W) + 1)
+            K = kin[:, None]
+            t = self._lb(a, j[None, :], self.lq, self.lp) + self._lb(c, K - j[None, :], self.lp, self.lq)
+            m = t.max(axis=1)
+            lo_b = np.maximum(0, kin - c)
+            hi_b = np.minimum(a, kin)
+            ok_lo = (j[0] <= lo_b) | (t[:, 0] < m - 40)
+            ok_hi = (j[-1] >= hi_b) | (t[:, -1] < m - 40)
+            if np.all(ok_lo & ok_hi):
+                break
+            W *= 2
+        res = m + np.log(np.exp(t - m[:, None]).sum(axis=1))
+        out[(ks >= 0) & (ks <= a + c)] = res
+        return out
 
-    def log_ratio(self, a, c, k):
-        """``log R(k) = log P_Dp(k) - log P_D(k)`` (nondecreasing in k: f is log-concave)."""
-        f0, f1 = self.logf(a, c, [k - 1, k])
+    def log_ratios(self, a, c, ks):
+        """``log R(k) = log P_Dp(k) - log P_D(k)`` for consecutive ``ks`` (nondecreasing in k:
+        f is log-concave)."""
+        ks = np.asarray(ks, dtype=np.int64)
+        lf = self.logf(a, c, np.concatenate([[ks[0] - 1], ks]))
+        f0, f1 = lf[:-1], lf[1:]
         num = np.logaddexp(self.lp + f0, self.lq + f1)
         den = np.logaddexp(self.lq + f0, self.lp + f1)
-        return float(num - den)
+        with np.errstate(invalid="ignore"):  # both -inf outside 0..N: masked by the caller
+            return num - den, lf
 
     def upper_tail_f(self, a, c, k):
-        """``P[K_bg >= k]`` = sum_j b1(j) P[Bin(c, p) >= k - j]."""
+        """``P[K_bg >= k]`` = sum_j b1(j) P[Bin(c, p) >= k - j]; one ``bdtrc`` at the top of
+        the window, the other survival values by adding pmf terms downwards."""
         if k <= 0:
             return 1.0
         if k > a + c:
             return 0.0
         sd1 = math.sqrt(self.p * self.q * a + 1.0)
-        j0 = self._mode(a, c, min(k, a + c))
-        W = int(12 * sd1) + 20
+        j0 = self._mode(a, c, k)
+        W = int(10 * sd1) + 10
         lo = max(0, min(int(a * self.q) - W, j0 - W))
         hi = min(a, max(int(a * self.q) + W, j0 + W))
         j = np.arange(lo, hi + 1)
         lb1 = self._lb(a, j, self.lq, self.lp)
-        sf2 = special.bdtrc(k - j - 1, c, self.p)  # P[Bin(c, p) > k - j - 1]
-        sf2 = np.where(k - j <= 0, 1.0, np.where(k - j > c, 0.0, sf2))
+        i = k - j  # need P[Bin(c, p) >= i], i decreasing along j
+        i_top = int(i[0])  # largest i
+        base = float(special.bdtrc(i_top, c, self.p)) if 0 <= i_top < c else (1.0 if i_top < 0 else 0.0)
+        # sf(i) = P[>= i] = base + sum_{i <= m <= i_top} pmf(m)
+        pm = np.exp(self._lb(c, i, self.lp, self.lq))
+        sf2 = base + np.cumsum(pm)
+        sf2 = np.where(i <= 0, 1.0, np.minimum(sf2, 1.0))
         return float(np.sum(np.exp(lb1) * sf2))
 
     def tail(self, a, c, lam, inclusive=False, k_start=None):
         """``P_Dp[R > lam]`` and the threshold count ``k*`` (R(k) > lam iff k >= k*)."""
         ll = math.log(lam)
+        N = self.N
 
-        def hit(k):
-            if k > self.N:
-                return True
-            lr = self.log_ratio(a, c, k)
-            return lr >= ll if inclusive else lr > ll
+        def hits(ks):
+            lr, _ = self.log_ratios(a, c, ks)
+            h = lr >= ll if inclusive else lr > ll
+            return np.where(ks > N, True, np.where(ks < 0, False, h))
 
-        k = int(self.N * self.q) if k_start is None else int(k_start)
-        k = min(max(k, 0), self.N + 1)
-        # walk (doubling steps) to bracket the crossing, then bisect
-        if hit(k):
-            step, hi = 1, k
-            lo = k - 1
-            while lo >= 0 and hit(lo):
-                hi = lo
-                lo = hi - step
-                step *= 2
-            lo = max(lo, -1)
-        else:
-            step, lo = 1, k
-            hi = k + 1
-            while hi <= self.N and not hit(hi):
-                lo = hi
-                hi = lo + step
-                step *= 2
-            hi = min(hi, self.N + 1)
-        while hi - lo > 1:  # invariant: not hit(lo) (or lo = -1), hit(hi) (or hi = N + 1)
-            mid = (lo + hi) // 2
-            if hit(mid):
-                hi = mid
+        k = int(N * self.q) if k_start is None else int(k_start)
+        k = min(max(k, 0), N + 1)
+        ks = np.arange(k - 2, k + 3)
+        h = hits(ks)
+        if h[0] or not h[-1]:  # crossing outside the local window: bracket, then bisect
+            if h[0]:
+                lo, hi, step = k - 3, k - 2, 4
+                while lo >= 0 and hits(np.array([lo]))[0]:
+                    hi, lo, step = lo, lo - step, step * 2
+                lo = max(lo, -1)
             else:
-                lo = mid
-        ks = hi
-        if ks > self.N:
-            return 0.0, ks
-        t = self.p * self.upper_tail_f(a, c, ks - 1) + self.q * self.upper_tail_f(a, c, ks)
-        return min(t, 1.0), ks
+                lo, hi, step = k + 2, k + 3, 4
+                while hi <= N and not hits(np.array([hi]))[0]:
+                    lo, hi, step = hi, hi + step, step * 2
+                hi = min(hi, N + 1)
+            while hi - lo > 1:  # not hit(lo) (or lo = -1), hit(hi) (or hi = N + 1)
+                mid = (lo + hi) // 2
+                if hits(np.array([mid]))[0]:
+                    hi = mid
+                else:
+                    lo = mid
+            kstar = hi
+        else:
+            kstar = int(ks[np.argmax(h)])
+        if kstar > N:
+            return 0.0, kstar
+        # P_Dp[K >= k*] = p P[K_bg >= k* - 1] + q P[K_bg >= k*]
+        fk = float(np.exp(self.logf(a, c, [kstar - 1])[0]))
+        ut = self.upper_tail_f(a, c, kstar)
+        return min(self.p * (ut + fk) + self.q * ut, 1.0), kstar
 
 
 def l1_pair_tail(a, c, q, lam, inclusive=False):
@@ -461,3 +477,385 @@ def l1_all_pairs(N, q, lam, inclusive=False, a_values=None):
         k_prev = ks if ks <= N else None
     i = int(np.argmax(tails))
     return {"a": avals, "tails": tails, "argmax": int(avals[i]), "max": float(tails[i]), "kstar": kst}
+
+
+# --------------------------------------------------------------------------------------
+# backgrounds at one vector v (the "homogeneous at v" family)
+# --------------------------------------------------------------------------------------
+def homogeneous_v_ratio(counts, v, x, xp, q):
+    """The closed-form ratio for ``D = (N-1 x v, x)``, ``Dp = (N-1 x v, xp)`` at the output
+    histogram ``counts`` (as in ``pair_distribution``):
+
+        R = sum_j M(xp)(s_j)/M(v)(s_j)  /  sum_j M(x)(s_j)/M(v)(s_j)
+
+    over all N reports s_j.  (P(S|D) = C * sum_j M(x)(s_j) prod_{i != j} M(v)(s_i), C the
+    number of orderings; divide by prod_i M(v)(s_i).)"""
+    v, x, xp = _vec(v), _vec(x), _vec(xp)
+    pv, px, pxp = _report_probs(v, q), _report_probs(x, q), _report_probs(xp, q)
+    num = sum(c * pxp[z] / pv[z] for z, c in enumerate(counts) if c)
+    den = sum(c * px[z] / pv[z] for z, c in enumerate(counts) if c)
+    return num / den
+
+
+def _v_types(v, x, xp, q):
+    """Report types for backgrounds at v: returns ``(ea, e0, lv, lx, lxp)`` over the joint
+    types ``(k_T0, k_T1, k_U1)``: ``ea``/``e0`` the exponents of ``M(xp)/M(v)`` and
+    ``M(x)/M(v)`` in powers of r, and the log-probabilities of each type under M(v), M(x),
+    M(xp).  Coordinates are classed by (x' != x, v != x): T0, T1, U0, U1 (U0 never matters)."""
+    v, x, xp = _vec(v), _vec(x), _vec(xp)
+    T0 = sum(1 for a, b, c in zip(x, xp, v) if a != b and c == a)
+    T1 = sum(1 for a, b, c in zip(x, xp, v) if a != b and c != a)
+    U1 = sum(1 for a, b, c in zip(x, xp, v) if a == b and c != a)
+    p = 1.0 - q
+    ks = list(itertools.product(range(T0 + 1), range(T1 + 1), range(U1 + 1)))
+    ea = np.array([T0 - 2 * k0 + 2 * k2 - U1 for k0, k1, k2 in ks], dtype=float)
+    e0 = np.array([2 * k1 - T1 + 2 * k2 - U1 for k0, k1, k2 in ks], dtype=float)
+
+    def lb(n, k, pr):
+        return math.log(math.comb(n, k)) + k * math.log(pr) + (n - k) * math.log(1 - pr)
+
+    # ones counted relative to x (x taken as 0 after XOR): v has ones on T1 and U1,
+    # xp has ones on T0 and T1.
+    lv = np.array([lb(T0, k0, q) + lb(T1, k1, p) + lb(U1, k2, p) for k0, k1, k2 in ks])
+    lx = np.array([lb(T0, k0, q) + lb(T1, k1, q) + lb(U1, k2, q) for k0, k1, k2 in ks])
+    lxp = np.array([lb(T0, k0, p) + lb(T1, k1, p) + lb(U1, k2, q) for k0, k1, k2 in ks])
+    return ea, e0, lv, lx, lxp
+
+
+def homogeneous_v_tail(N, v, x, xp, q, lam, order="fwd", tol=1e-14):
+    """Tail for ``D = (N-1 x v, x)``, ``Dp = (N-1 x v, xp)``; ``order="fwd"``:
+    ``P_Dp[R > lam]``, ``"rev"``: ``P_D[1/R > lam]``.  Via the ratio formula (see
+    ``homogeneous_v_ratio``): ``R > lam`` iff ``sum_j (r^ea_j - lam r^e0_j) > 0``.
+
+    Exact by conditioning on the counts of the report types (all but the last two; the last
+    split is a binomial sum), pruning count ranges whose mass is below ``tol``: returns
+    ``(lo, hi)`` with the pruned mass in the width.  Feasible while the number of types is
+    small (L <= 2 at N ~ 1e3; L = 3 at N ~ 50)."""
+    q = float(q)
+    r = q / (1.0 - q)
+    ea, e0, lv, lx, lxp = _v_types(v, x, xp, q)
+    if order == "fwd":
+        h = r**ea - lam * r**e0
+        ltarget = lxp
+    elif order == "rev":
+        h = r**e0 - lam * r**ea
+        ltarget = lx
+    else:
+        raise ValueError(f"order must be 'fwd' or 'rev': {order!r}")
+    lo = hi = 0.0
+    for t_idx in range(h.size):
+        res = _iid_sum_tail(h, np.exp(lv), N - 1, -h[t_idx], tol)
+        w = math.exp(ltarget[t_idx])
+        lo += w * res[0]
+        hi += w * res[1]
+    return lo, min(hi, 1.0)
+
+
+def _iid_sum_tail(h, pr, n, t, tol=1e-14):
+    """``P[sum of n iid h-values > t]`` (types with probabilities ``pr``), exact by
+    conditioning on the type counts one at a time (the last two types by a binomial sf),
+    pruning each count to a central range; returns ``(lo, hi)``."""
+    h = np.asarray(h, dtype=float)
+    pr = np.asarray(pr, dtype=float)
+    keep = pr > 0
+    h, pr = h[keep], pr[keep] / pr[keep].sum()
+    K = h.size
+    if K == 1 or n == 0:
+        v = 1.0 if n * (h[0] if K else 0.0) > t else 0.0
+        return v, v
+    cells = [(0.0, n, 0.0)]  # (log prob, remaining, partial sum)
+    dropped = 0.0
+    tail_pr = np.cumsum(pr[::-1])[::-1]  # pr_i + ... + pr_K
+    for i in range(K - 2):
+        split = min(pr[i] / tail_pr[i], 1.0)
+        new = []
+        for lp, rem, s in cells:
+            if rem == 0:
+                new.append((lp, 0, s))
+                continue
+            if tol > 0:
+                mu, sd = rem * split, math.sqrt(rem * split * (1 - split))
+                z = math.sqrt(2 * math.log(1 / tol)) + 2
+                a = max(0, int(math.floor(mu - z * sd - 3)))
+                b = min(rem, int(math.ceil(mu + z * sd + 3)))
+            else:
+                a, b = 0, rem
+            ks = np.arange(a, b + 1)
+            lk = stats.binom.logpmf(ks, rem, split)
+            out = (stats.binom.cdf(a - 1, rem, split) if a > 0 else 0.0) + stats.binom.sf(b, rem, split)
+            dropped += math.exp(lp) * float(out)
+            for k, l in zip(ks, lk):
+                if lp + l > math.log(tol) - 10 if tol > 0 else True:
+                    new.append((lp + float(l), rem - int(k), s + int(k) * h[i]))
+                else:
+                    dropped += math.exp(lp + float(l))
+        cells = new
+    # last two types: sum = s + k h[K-2] + (rem - k) h[K-1], k ~ Bin(rem, split)
+    split = min(pr[K - 2] / tail_pr[K - 2], 1.0)
+    lp = np.array([c[0] for c in cells])
+    rem = np.array([c[1] for c in cells], dtype=float)
+    s = np.array([c[2] for c in cells])
+    dh = h[K - 2] - h[K - 1]
+    base = s + rem * h[K - 1]
+    if dh == 0:
+        prob = (base > t).astype(float)
+    else:
+        c = (t - base) / dh
+        if dh > 0:  # need k > c
+            kk = np.floor(c)
+            prob = np.where(kk < 0, 1.0, stats.binom.sf(kk, rem, split))
+        else:  # need k < c
+            kk = np.ceil(c) - 1
+            prob = np.where(kk < 0, 0.0, stats.binom.cdf(kk, rem, split))
+    S = float(np.sum(np.exp(lp) * prob))
+    return S, S + dropped
+
+
+# --------------------------------------------------------------------------------------
+# proven bounds over all pairs: the reduced pairs (docs/worst-case.md §3)
+# --------------------------------------------------------------------------------------
+def clone_prob(L, d, q):
+    """``p_d = 2 r^L / (1 + r^d)``: the largest ``c`` with ``M(y) >= c (M(x) + M(x'))/2``
+    pointwise for every y, when ``d(x, x') = d`` (min over y, z of
+    ``2 r^{d(y,z)} / (r^{d(x,z)} + r^{d(x',z)})``; attained at z = x, y = complement of z)."""
+    r = q / (1.0 - q)
+    return 2.0 * r**L / (1.0 + r**d)
+
+
+def blanket_prob(L, q):
+    """``gamma = (2q)^L = sum_z min_y M(y)(z)``: every ``M(y)`` contains ``gamma * Uniform``;
+    no common component of all the ``M(y)`` is larger (``min_y M(y)(z) = q^L`` for all z)."""
+    return (2.0 * q) ** L
+
+
+def reduced_types(L, d, q, kind="blanket"):
+    """The per-report types of a reduced pair.
+
+    ``kind="clone"``: types are the weights w = 0..d of the report on the d differing bits;
+    background (clone) law ``mu = (Bin(d, q) + Bin(d, p)) / 2``, target ``P0 = Bin(d, q)``
+    (under D) and ``P1 = Bin(d, p)`` (under Dp); ``gamma = p_d``.
+    ``kind="blanket"``: types (a, b) = (ones on the L - d common bits, ones on the d
+    differing bits), x read as 0 on every bit; background law uniform on {0,1}^L,
+    ``P0 = Bin(L-d, q) x Bin(d, q)``, ``P1 = Bin(L-d, q) x Bin(d, p)``; ``gamma = (2q)^L``.
+
+    Returns a dict with ``gamma``, ``ref`` (background law of the types), ``P0``, ``P1``,
+    ``f0 = P0 / ref``, ``f1 = P1 / ref``.  In the reduced pair with m reports (C ~ Bin(N-1,
+    gamma) background reports and the target), ``R = sum f1(z_j) / sum f0(z_j)`` and
+    ``delta_m(eps) = E_{ref^m}[(sum_j (f1 - e^eps f0)(z_j))_+] / m``.
+    """
+    p = 1.0 - q
+    if not 1 <= d <= L:
+        raise ValueError(f"d must be in 1..L: d={d}, L={L}")
+    if kind == "clone":
+        w = np.arange(d + 1)
+        c = np.array([math.comb(d, int(k)) for k in w], dtype=float)
+        P0 = c * q**w * p ** (d - w)
+        P1 = c * p**w * q ** (d - w)
+        ref = 0.5 * (P0 + P1)
+        gamma = clone_prob(L, d, q)
+    elif kind == "blanket":
+        e = L - d
+        A, B = np.meshgrid(np.arange(e + 1), np.arange(d + 1), indexing="ij")
+        A, B = A.ravel(), B.ravel()
+        ca = np.array([math.comb(e, int(k)) for k in A], dtype=float)
+        cb = np.array([math.comb(d, int(k)) for k in B], dtype=float)
+        ref = ca * cb / 2.0**L
+        common = ca * q**A * p ** (e - A)
+        P0 = common * cb * q**B * p ** (d - B)
+        P1 = common * cb * p**B * q ** (d - B)
+        gamma = blanket_prob(L, q)
+    else:
+        raise ValueError(f"kind must be 'clone' or 'blanket': {kind!r}")
+    return {"gamma": gamma, "ref": ref, "P0": P0, "P1": P1, "f0": P0 / ref, "f1": P1 / ref}
+
+
+def _compositions(total, parts):
+    """All vectors of ``parts`` nonnegative ints summing to ``total`` (one row each)."""
+    rows = np.zeros((1, 0), dtype=np.int64)
+    rem = np.array([total], dtype=np.int64)
+    for _ in range(parts - 1):
+        counts = rem + 1
+        idx = np.repeat(np.arange(rem.size), counts)
+        offs = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+        rows = np.concatenate([rows[idx], offs[:, None]], axis=1)
+        rem = rem[idx] - offs
+    return np.concatenate([rows, rem[:, None]], axis=1)
+
+
+def _delta_m_exact(ty, m, lams):
+    """``delta_m`` for each lam by enumerating the multisets of m reports (multinomial)."""
+    K = ty["ref"].size
+    T = _compositions(m, K)
+    lref = np.log(ty["ref"])
+    logp = special.gammaln(m + 1) - special.gammaln(T + 1).sum(axis=1) + T @ lref
+    pw = np.exp(logp)
+    s1, s0 = T @ ty["f1"], T @ ty["f0"]
+    return np.array([float(np.sum(pw * np.maximum(s1 - lam * s0, 0.0))) / m for lam in lams])
+
+
+def reduced_delta(N, L, d, q, eps, kind="blanket", m_max=None, max_rows=3_000_000, tol=1e-16):
+    """delta of the reduced pair (both orders are equal: the pair is symmetric), exactly for
+    the numbers of reports m in ``[m_lo, M]`` by enumerating multisets, the rest bracketed.
+
+    ``delta = sum_m P(C + 1 = m) delta_m``, ``C ~ Bin(N - 1, gamma)`` (m is visible in the
+    reduced output, so the mixture over m is exact), and ``delta_m`` is nonincreasing in m
+    (one more background report is a post-processing: add an independent draw from ``ref``).
+    So ``lo = sum_{m_lo <= m <= M} P(m) delta_m <= delta <= lo + P(m < m_lo) + P(m > M)
+    delta_M = hi``.  ``m_lo`` is the first m with ``P(m' < m) > tol``; ``M = min(N, m_max)``,
+    lowered until the enumeration (sum over m of C(m + K - 1, K - 1) rows) fits in
+    ``max_rows``.  Returns ``(lo, hi)`` arrays over ``eps`` (equal when nothing is cut).
+    """
+    eps = np.atleast_1d(np.asarray(eps, dtype=float))
+    lams = np.exp(eps)
+    ty = reduced_types(L, d, q, kind)
+    K = ty["ref"].size
+    g = ty["gamma"]
+    m_lo = max(1, int(stats.binom.ppf(tol, N - 1, g)))  # P(C < m_lo - 1) <= tol
+    while m_lo > 1 and stats.binom.cdf(m_lo - 2, N - 1, g) > tol:
+        m_lo -= 1
+    M = N if m_max is None else min(N, int(m_max))
+    rows = 0
+    for m in range(m_lo, M + 1):
+        rows += math.comb(m + K - 1, K - 1)
+        if rows > max_rows:
+            M = max(m - 1, m_lo)
+            break
+    lo = np.zeros(eps.size)
+    dm = np.ones(eps.size)
+    for m in range(m_lo, M + 1):
+        dm = _delta_m_exact(ty, m, lams)
+        lo += float(stats.binom.pmf(m - 1, N - 1, g)) * dm
+    below = float(stats.binom.cdf(m_lo - 2, N - 1, g)) if m_lo > 1 else 0.0
+    above = float(stats.binom.sf(M - 1, N - 1, g))  # P(C >= M) = P(m > M)
+    hi = lo + below + above * dm
+    return lo, np.minimum(hi, 1.0)
+
+
+def _m_blocks(N, gamma, tol=1e-15, max_points=80):
+    """Points m_0 < m_1 < ... covering the m = C + 1 that carry mass (P(m < m_0) and
+    P(m > last) are each below tol): every m if there are at most ``max_points``, else an
+    even spread."""
+    c_hi = min(int(stats.binom.isf(tol, N - 1, gamma)) + 2, N - 1)
+    c_lo = max(int(stats.binom.ppf(tol, N - 1, gamma)) - 2, 0)
+    if c_hi - c_lo + 1 <= max_points:
+        return list(range(c_lo + 1, c_hi + 2))
+    return sorted({int(round(v)) for v in np.linspace(c_lo + 1, c_hi + 1, max_points)})
+
+
+def reduced_delta_grid(N, L, d, q, eps, kind="blanket", step=1e-3, tol=1e-15, max_points=80):
+    """delta of the reduced pair for larger N, as a bracket ``(lo, hi)`` per eps.
+
+    Per report ``h = f1 - e^eps f0`` is rounded up (for ``hi``) or down (for ``lo``) to the grid
+    ``step * Z``; ``E[(sum of m rounded h)_+] / m`` is then monotone in the rounding, so it
+    brackets ``delta_m``.  The m-fold law is an FFT power (no window: the full support is
+    kept, so nothing wraps).  The mixture over m uses blocks ``[m_i, m_{i+1})`` and the
+    monotonicity of ``delta_m``: ``hi`` charges each block with ``delta_{m_i}``, ``lo`` with
+    ``delta_{m_{i+1}}`` (blocks are single m where there are few enough m to take all); the mass of m beyond the last point (< tol) goes into ``hi`` whole.
+    Cost: about 2 x len(blocks) FFTs of length ~ m * (max h - min h) / step per eps.
+    FFT round-off (~1e-16 * length * max|h| m) is not bounded here: a float oracle.
+    """
+    from scipy import fft as sfft
+
+    eps = np.atleast_1d(np.asarray(eps, dtype=float))
+    ty = reduced_types(L, d, q, kind)
+    g = ty["gamma"]
+    pts = _m_blocks(N, g, tol, max_points)
+    cdf = lambda m: float(stats.binom.cdf(m - 1, N - 1, g)) if m >= 1 else 0.0  # noqa: E731
+    out_lo, out_hi = [], []
+    for e in eps:
+        h = ty["f1"] - math.exp(e) * ty["f0"]
+        vals = {}
+        for side, rnd in (("hi", np.ceil), ("lo", np.floor)):
+            idx = rnd(h / step).astype(np.int64)
+            imin, imax = int(idx.min()), int(idx.max())
+            pmf = np.zeros(imax - imin + 1)
+            np.add.at(pmf, idx - imin, ty["ref"])
+            dm = {}
+            for m in pts:
+                n = sfft.next_fast_len(m * (imax - imin) + 1, real=True)
+                law = sfft.irfft(sfft.rfft(pmf, n) ** m, n)[: m * (imax - imin) + 1]
+                s = (np.arange(law.size) + m * imin) * step
+                dm[m] = float(np.sum(law[s > 0] * s[s > 0])) / m
+            vals[side] = dm
+        hi = lo = 0.0
+        for i, m in enumerate(pts):
+            m_next = pts[i + 1] if i + 1 < len(pts) else None
+            mass = (cdf(m_next - 1) if m_next else 1.0) - cdf(m - 1)
+            hi += mass * vals["hi"][m]
+            if m_next == m + 1:  # a block of one m
+                lo += mass * vals["lo"][m]
+            else:
+                lo += mass * (vals["lo"][m_next] if m_next else 0.0)
+        hi += cdf(pts[0] - 1)  # m below the first point: delta_m <= 1 (the last block is open)
+        out_lo.append(max(lo, 0.0))
+        out_hi.append(min(hi, 1.0))
+    return np.array(out_lo), np.array(out_hi)
+
+
+def reduced_delta_mc(N, L, d, q, eps, kind="blanket", samples=200_000, seed=0):
+    """Monte Carlo estimate of the reduced pair's delta (any size): samples C, the target's
+    type under Dp and the background types, and averages ``(1 - e^eps sum f0 / sum f1)_+``.
+    Returns ``(estimate, standard error)`` arrays over eps.  Not a bound: for orientation
+    where the exact sums are out of reach (e.g. L = 40)."""
+    eps = np.atleast_1d(np.asarray(eps, dtype=float))
+    ty = reduced_types(L, d, q, kind)
+    rng = np.random.default_rng(seed)
+    C = rng.binomial(N - 1, ty["gamma"], size=samples)
+    K = ty["ref"].size
+    tgt = rng.choice(K, size=samples, p=ty["P1"] / ty["P1"].sum())
+    s1, s0 = ty["f1"][tgt].copy(), ty["f0"][tgt].copy()
+    ref = ty["ref"] / ty["ref"].sum()
+    for k in range(int(C.max()) if samples else 0):
+        act = np.nonzero(C > k)[0]
+        z = rng.choice(K, size=act.size, p=ref)
+        s1[act] += ty["f1"][z]
+        s0[act] += ty["f0"][z]
+    est, se = [], []
+    for e in eps:
+        v = np.maximum(1.0 - math.exp(e) * s0 / s1, 0.0)
+        est.append(v.mean())
+        se.append(v.std() / math.sqrt(samples))
+    return np.array(est), np.array(se)
+
+
+def tail_from_delta(eps, delta, lam):
+    """``P[R > lam] <= min over eps < log lam of delta(eps) / (1 - e^eps / lam)``.
+
+    (delta(eps) = E_P[(1 - e^eps/R)_+] >= P[R > lam] (1 - e^eps/lam).)  Any upper bound on
+    delta at any eps gives a valid bound; returns ``(bound, best eps)``."""
+    eps = np.atleast_1d(np.asarray(eps, dtype=float))
+    delta = np.atleast_1d(np.asarray(delta, dtype=float))
+    ok = eps < math.log(lam)
+    if not np.any(ok):
+        return 1.0, None
+    vals = delta[ok] / (1.0 - np.exp(eps[ok]) / lam)
+    i = int(np.argmin(vals))
+    return float(min(vals[i], 1.0)), float(eps[ok][i])
+
+
+def all_pairs_bound(N, L, q, lam, kind="blanket", eps=None, method="exact", **kw):
+    """Proven bounds over every neighbouring pair (both orders) with N users and L bits.
+
+    ``delta_all(eps) <= max_d delta_red,d(eps)`` and
+    ``tail_all(lam) <= max_d min_{eps < log lam} delta_red,d(eps) / (1 - e^eps / lam)``.
+    ``method="exact"`` uses ``reduced_delta`` (upper end of its bracket), ``"grid"``
+    ``reduced_delta_grid`` (upper end).  ``eps`` defaults to a grid below ``log lam``.
+    Returns a dict: ``tail`` (the bound), ``d`` (the distance attaining it), ``per_d``
+    (d -> (tail bound, best eps)), ``eps``, ``delta`` (d -> delta upper bounds on ``eps``).
+    """
+    ll = math.log(lam)
+    if eps is None:
+        eps = ll - np.array([0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.6, 0.8, 1.0, 1.5])
+    eps = np.asarray(eps, dtype=float)
+    per_d, dl = {}, {}
+    for d in range(1, L + 1):
+        if method == "exact":
+            _, hi = reduced_delta(N, L, d, q, eps, kind, **kw)
+        elif method == "grid":
+            _, hi = reduced_delta_grid(N, L, d, q, eps, kind, **kw)
+        else:
+            raise ValueError(f"method must be 'exact' or 'grid': {method!r}")
+        dl[d] = hi
+        per_d[d] = tail_from_delta(eps, hi, lam)
+    dstar = max(per_d, key=lambda k: per_d[k][0])
+    return {"tail": per_d[dstar][0], "d": dstar, "per_d": per_d, "eps": eps, "delta": dl}
