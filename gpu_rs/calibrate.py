@@ -10,6 +10,7 @@ from typing import Any
 
 from .closed_forms import local_dp_q, precision_sigma, three_sigma_q
 from .errors import CalibrationError
+from .provenance import provenance
 from .results import TailBound
 from .serialize import ToDict
 from .tail import tail
@@ -52,7 +53,7 @@ class Calibration(ToDict):
     guarantee: str
     tail: TailBound
     q_tol: float
-    steps: list[dict[str, float]]
+    steps: list[dict[str, Any]]
     monotone: bool
     violations: list[dict[str, float]]
     three_sigma_q: float | None
@@ -64,6 +65,7 @@ class Calibration(ToDict):
     backend: str
     seconds: float
     notes: list[str] = field(default_factory=list)
+    provenance: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def __repr__(self) -> str:
         three = (
@@ -115,7 +117,9 @@ def calibrate(
     backend : {"auto", "numpy", "cupy"}
         Array backend.
     progress : callable, optional
-        Called with ``{"q", "lower", "upper", "seconds"}`` after each tail query.
+        Called with ``{"q", "lower", "upper", "seconds", "phase"}`` after each tail query; the
+        phase is ``"bracket"``, ``"search"``, ``"scan"`` (dips below the answer), ``"check"``
+        (``q − q_tol`` must not certify) or ``"compare"`` (the 3σ rule's ``q``).
 
     Returns
     -------
@@ -136,6 +140,18 @@ def calibrate(
     reported in ``violations``.
     """
     start = time.perf_counter()
+    arguments = dict(
+        n=n,
+        bits=bits,
+        eps=eps,
+        eta=eta,
+        ratio=ratio,
+        scope=scope,
+        k=k,
+        q_tol=q_tol,
+        rel_width=rel_width,
+        backend=backend,
+    )
     eps = resolve_eps(eps, ratio)
     Problem(n, bits, 0.25, eps)
     scope = check_scope(scope)
@@ -144,8 +160,9 @@ def calibrate(
         raise ValueError("eta must be a number in (0, 1): got None")
     eta = check_open("eta", eta, 0.0, 1.0)
     q_tol = check_open("q_tol", q_tol, 0.0, 0.01)
-    steps: list[dict[str, float]] = []
+    steps: list[dict[str, Any]] = []
     seen: dict[float, TailBound] = {}
+    phase = "bracket"
 
     def query(q: float, width: float = rel_width) -> TailBound:
         """The certified tail at ``q`` (each ``q`` is queried once, at the width first asked)."""
@@ -153,7 +170,7 @@ def calibrate(
             # Only "upper <= eta?" matters: tails far below eta need no finer width than this.
             b = tail(n, bits, q, eps, scope=scope, k=k, rel_width=width, abs_width=0.1 * width * eta, backend=backend)
             seen[q] = b
-            step = {"q": q, "lower": b.lower, "upper": b.upper, "seconds": b.seconds}
+            step = {"q": q, "lower": b.lower, "upper": b.upper, "seconds": b.seconds, "phase": phase}
             steps.append(step)
             if progress is not None:
                 progress(step)
@@ -169,17 +186,20 @@ def calibrate(
             f"in [{top.lower:.3e}, {top.upper:.3e}]"
         )
     lo, hi = _bracket(n, bits, eps, q_tol, ok)
+    phase = "search"
     hi = _illinois(lo, hi, q_tol, eta, rel_width, query)
     notes: list[str] = []
     # The tail is not monotone in q (for small L it oscillates as lattice points cross the
     # threshold; for large L an atom crossing the threshold makes it jump). Look below the
     # answer for certified dips, with cheap queries, and take the lowest found.
+    phase = "scan"
     lowest = _scan(hi, bits, eta, q_tol, lambda q: query(q, max(rel_width, COARSE)))
     if lowest < hi:
         notes.append(f"the tail is not monotone in q: q={lowest:.8g} below the search's answer {hi:.8g} also certifies")
         below = lowest - DENSE[0]
         hi = _illinois(max(below, 0.0), lowest, q_tol, eta, rel_width, query) if below > 0 and not ok(below) else lowest
     # q - q_tol (and a few points below) must not certify: check, and move down if one does.
+    phase = "check"
     moved = True
     while moved:
         moved = False
@@ -208,6 +228,7 @@ def calibrate(
         )
         violations = sorted(violations, key=lambda v: v["upper_at_low"] - v["lower_at_high"])[:10]
     three_q = three_tail = three_sigma = None
+    phase = "compare"
     try:
         three_q = three_sigma_q(n, bits, eps)
         three_tail = query(three_q)
@@ -243,6 +264,7 @@ def calibrate(
         backend=final.backend,
         seconds=time.perf_counter() - start,
         notes=notes,
+        provenance=provenance(arguments, final.backend),
     )
 
 

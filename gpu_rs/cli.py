@@ -399,7 +399,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
             count += 1
             verdict = "<= eta" if info["upper"] <= eta else " > eta"
             progress.line(
-                f"{PROG}: step {count:3d}  q={info['q']:.8f}  tail in "
+                f"{PROG}: {info['phase']:<7s} query {count:3d}  q={info['q']:.8f}  tail in "
                 f"[{info['lower']:.4e}, {info['upper']:.4e}] {verdict}  "
                 f"{info['seconds']:.2f} s"
             )

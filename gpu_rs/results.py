@@ -66,6 +66,8 @@ class TailBound(ToDict):
         Wall time.
     budget : ErrorBudget
         The width, by source.
+    provenance : dict
+        Versions of gpu_rs, NumPy and SciPy, the backend, a UTC timestamp and the call's arguments.
     """
 
     n: int
@@ -90,6 +92,7 @@ class TailBound(ToDict):
     memory_bytes: int
     seconds: float
     budget: ErrorBudget = field(default_factory=ErrorBudget)
+    provenance: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def width(self) -> float:

@@ -8,6 +8,7 @@ from . import scopes
 from .backend import get_backend
 from .fourier import FIRST_TERMS
 from .pipeline import Plan, plan_terms
+from .provenance import provenance
 from .results import TailBound
 from .validation import Problem, check_closed_open, check_int, check_k, check_open, check_scope, resolve_eps
 
@@ -74,6 +75,21 @@ def tail(
         or :class:`~gpu_rs.TimeBudgetError` for work that would not fit, before it starts.
     """
     start = time.perf_counter()
+    arguments = dict(
+        n=n,
+        bits=bits,
+        q=q,
+        eps=eps,
+        ratio=ratio,
+        scope=scope,
+        k=k,
+        inclusive=inclusive,
+        rel_width=rel_width,
+        abs_width=abs_width,
+        backend=backend,
+        max_terms=max_terms,
+        max_memory=max_memory,
+    )
     prob = Problem(n, bits, q, resolve_eps(eps, ratio))
     scope = check_scope(scope)
     k = check_k(k)
@@ -124,4 +140,5 @@ def tail(
         memory_bytes=b.memory,
         seconds=time.perf_counter() - start,
         budget=b.budget,
+        provenance=provenance(arguments, be.name),
     )

@@ -240,7 +240,8 @@ def test_progress_called_once_per_step(gpu_rs):
     c, calls = _calibrate(*L1_CASES[0])
     assert len(calls) == len(c.steps) >= 3
     for call, step in zip(calls, c.steps):
-        assert set(call) == {"q", "lower", "upper", "seconds"}
+        assert set(call) == {"q", "lower", "upper", "seconds", "phase"}
+        assert call["phase"] in {"bracket", "search", "scan", "check", "compare"}
         assert call == step
         assert 0.0 <= call["lower"] <= call["upper"] <= 1.0
         assert call["seconds"] >= 0.0
