@@ -94,7 +94,7 @@ def calibrate(
     q_tol: float = 1e-6,
     rel_width: float = 1e-3,
     backend: str = "auto",
-    progress: Callable[[dict[str, float]], Any] | None = None,
+    progress: Callable[[dict[str, Any]], Any] | None = None,
 ) -> Calibration:
     """The smallest ``q`` (within ``q_tol``) whose certified upper tail is ``<= eta``.
 

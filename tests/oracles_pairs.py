@@ -46,6 +46,7 @@ __all__ = [
     "canonical_pair",
     "clone_prob",
     "hamming",
+    "homogeneous_v_mc",
     "homogeneous_v_ratio",
     "homogeneous_v_tail",
     "l1_all_pairs",
@@ -859,3 +860,30 @@ def all_pairs_bound(N, L, q, lam, kind="blanket", eps=None, method="exact", **kw
         per_d[d] = tail_from_delta(eps, hi, lam)
     dstar = max(per_d, key=lambda k: per_d[k][0])
     return {"tail": per_d[dstar][0], "d": dstar, "per_d": per_d, "eps": eps, "delta": dl}
+
+
+def homogeneous_v_mc(N, v, x, xp, q, lam, order="fwd", samples=1_000_000, seed=0):
+    """Monte Carlo tail for backgrounds at v (any L): multinomial type counts of the N - 1
+    background reports, the target's type, and the ratio formula.  Returns
+    ``(estimate, lo, hi)`` with a 99.9% Clopper-Pearson interval."""
+    q = float(q)
+    r = q / (1.0 - q)
+    ea, e0, lv, lx, lxp = _v_types(v, x, xp, q)
+    if order == "fwd":
+        h, lt = r**ea - lam * r**e0, lxp
+    else:
+        h, lt = r**e0 - lam * r**ea, lx
+    rng = np.random.default_rng(seed)
+    pv = np.exp(lv) / np.exp(lv).sum()
+    pt = np.exp(lt) / np.exp(lt).sum()
+    hits, done = 0, 0
+    while done < samples:
+        s = min(200_000, samples - done)
+        cnt = rng.multinomial(N - 1, pv, size=s)
+        tot = cnt @ h + h[rng.choice(h.size, size=s, p=pt)]
+        hits += int(np.count_nonzero(tot > 0))
+        done += s
+    a = 1e-3
+    lo = 0.0 if hits == 0 else float(stats.beta.ppf(a / 2, hits, samples - hits + 1))
+    hi = 1.0 if hits == samples else float(stats.beta.ppf(1 - a / 2, hits + 1, samples - hits))
+    return hits / samples, lo, hi
