@@ -190,7 +190,7 @@ def test_calibrate_json_matches_the_api(capsys):
 def test_calibrate_prints_steps_and_a_table(capsys):
     code, out, err = run(capsys, CALIBRATE)
     assert code == 0
-    steps = [line for line in err.splitlines() if "step" in line]
+    steps = [line for line in err.splitlines() if "query" in line]
     assert steps, err
     assert all(re.search(r"q=0\.\d+ .*\[.*,.*\]", line) for line in steps)
     assert "3-sigma" in out and "local DP" in out and "calibrated" in out
