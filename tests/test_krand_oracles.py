@@ -460,7 +460,7 @@ def test_bounds_exact_for_k1():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("n,bits,k,q,lam", [(5, 2, 3, F(1, 5), F(2)), (4, 3, 3, F(1, 10), F(4))])
+@pytest.mark.parametrize("n,bits,k,q,lam", [(5, 2, 3, F(1, 5), F(2)), (3, 3, 2, F(1, 10), F(4))])
 def test_bounds_bracket_larger(n, bits, k, q, lam):
     exact = K.tail_joint(n, bits, q, k, lam)
     assert K.bound_bonferroni_conditional(n, bits, q, k, lam) <= exact
