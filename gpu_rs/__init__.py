@@ -4,6 +4,8 @@ The contract is ``docs/spec.md``: :func:`tail` bounds ``P[R > e^ε]``,
 :func:`calibrate` picks the smallest certified flip probability,
 :func:`ratio_distribution` gives the bucketed pmf of ``R``, and
 :func:`moments` and :func:`three_sigma_q` are the seed's closed forms.
+:func:`pair_tail` and :func:`worst_pairs` compute, exactly, the tail of any
+one neighbouring pair and the worst pair of a small population (``docs/worst-case.md``).
 
 Module map (the engine reads top to bottom in :mod:`gpu_rs.pipeline`)::
 
@@ -22,6 +24,11 @@ Module map (the engine reads top to bottom in :mod:`gpu_rs.pipeline`)::
         fourier         fourier.py       window + charfn.py (φ with error bounds)
                                          + majorants.py (Vaaler's trigonometric majorants)
                                          + phase.py (exact phase reduction)
+    exact pairs     pairs.py (pair_tail: one ordered pair, exact rationals)
+                    search.py (worst_pairs: every pair of a small N, L up to symmetry)
+                    histograms.py (exact laws of output histograms)  pair_results.py
+    scopes          scopes.py (forward / reverse / homogeneous / all)  backgrounds.py (L = 1)
+                    clones.py (the proven bound for every pair, L >= 2)
     support         validation.py (argument checks)  floats.py (constants)  backend.py  errors.py
 """
 
@@ -30,7 +37,10 @@ from .calibrate import Calibration, calibrate
 from .closed_forms import local_dp_q, moments, precision_sigma, three_sigma_q
 from .distribution import RatioDistribution, ratio_distribution
 from .errors import CalibrationError, MemoryBudgetError
+from .pair_results import PairSearch, PairTail
+from .pairs import pair_tail
 from .results import TailBound
+from .search import worst_pairs
 from .tail import tail
 
 __all__ = [
@@ -38,14 +48,18 @@ __all__ = [
     "CalibrationError",
     "ErrorBudget",
     "MemoryBudgetError",
+    "PairSearch",
+    "PairTail",
     "RatioDistribution",
     "TailBound",
     "calibrate",
     "local_dp_q",
     "moments",
+    "pair_tail",
     "precision_sigma",
     "ratio_distribution",
     "tail",
     "three_sigma_q",
+    "worst_pairs",
 ]
 __version__ = "0.2.0"

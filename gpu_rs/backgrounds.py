@@ -105,9 +105,9 @@ class WorstBackground:
     def _read(self, masses: BlockMasses, a0: int, m: int, *, last: bool) -> bool:
         """Each row's ``k*`` bracket and ``T`` bracket; False where a row needs a wider span.
 
-        ``ρ`` is nondecreasing. A column where "ρ may exceed θ" turns true (its left
-        neighbour certified below θ) lies at or below ``k*``; any column where "ρ surely
-        exceeds θ" lies at or above it. Columns whose mass is not resolved count as
+        ``ρ`` is nondecreasing. The column after the last one where ``ρ`` is certified
+        at most ``θ`` lies at or below ``k*``; any column where "ρ surely exceeds θ" lies
+        at or above it. Columns whose mass is not resolved count as
         "may exceed"; ``ρ(n) = ∞`` since ``B <= n − 1``.
         """
         th_lo, th_hi = self.theta
@@ -123,11 +123,12 @@ class WorstBackground:
             [first, (r_hi >= th_lo if self.inclusive else r_hi > th_lo) | ~masses.resolved[:, 1:] | top], axis=1
         )
         surely = np.concatenate([~first & False, (r_lo >= th_hi if self.inclusive else r_lo > th_hi) | top], axis=1)
-        turns = maybe[:, 1:] & ~maybe[:, :-1]
-        has_turn = turns.any(axis=1)
+        # ρ is nondecreasing, so k* lies above the last column certified at or below θ.
+        last_below = np.where(~maybe, np.arange(ks.size)[None, :], -1).max(axis=1)
+        has_turn = (last_below >= 0) & (last_below < ks.size - 1)
         if not last and not has_turn.all():
             return False
-        i_lo = np.where(has_turn, turns.argmax(axis=1) + 1, 0)
+        i_lo = np.where(has_turn, last_below + 1, 0)
         k_lo = np.where(has_turn, ks[i_lo], 0)  # nothing certified below θ: k* may be as low as 0
         after = surely & (np.arange(ks.size)[None, :] >= i_lo[:, None])
         has_sure = after.any(axis=1)

@@ -49,7 +49,8 @@ def tail(
         ``"homogeneous"`` the larger of both orders of that pair, ``"all"`` every
         neighbouring pair (exact for ``bits = 1``, a proven upper bound otherwise).
     k : int
-        Randomized reports per user (SPEC §1.3), ``1 <= k <= 1000``.
+        Randomized reports per user (SPEC §1.3); only ``k = 1`` is certified in this release,
+        and larger ``k`` raises ``ValueError``.
     inclusive : bool
         Bound ``P[R >= e^eps]`` instead of the strict tail.
     rel_width, abs_width : float
@@ -100,11 +101,7 @@ def tail(
         max_memory = check_int("max_memory", max_memory, 1, 1 << 50)
     be = get_backend(backend)
     plan = Plan(rel_width, abs_width, plan_terms(max_terms, be.free_memory(), max_memory))
-    if k > 1:
-        from .krandom import k_scoped
-
-        found = k_scoped(prob, k, scope, inclusive, plan, be.xp)
-    elif scope == "all" and prob.bits == 1:
+    if scope == "all" and prob.bits == 1:
         found = scopes.every_background(prob, inclusive, plan)
     elif scope == "all":
         found = scopes.proven_all(prob, inclusive, plan, be.xp)

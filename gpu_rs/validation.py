@@ -75,8 +75,14 @@ def check_scope(scope: object) -> str:
 
 
 def check_k(k: object) -> int:
-    """Check the number of randomized reports per user (SPEC §1.3)."""
-    return check_int("k", k, 1, MAX_K)
+    """Check the number of randomized reports per user (SPEC §1.3): only 1 is certified so far."""
+    k = check_int("k", k, 1, MAX_K)
+    if k > 1:
+        raise ValueError(
+            f"k must be 1 in this release: got k={k}; certified tails for several randomized reports per "
+            "user are not built yet (gpu_rs.k_moments.k_moments gives their exact moments)"
+        )
+    return k
 
 
 def resolve_eps(eps: object, ratio: object) -> float:
