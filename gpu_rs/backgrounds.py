@@ -181,12 +181,14 @@ class WorstBackground:
     def best(self) -> float:
         return max(v[2] for v in self.evaluated.values())
 
-    def search(self, goal: float, budget: int) -> Worst:
+    def search(self, goal: float, budget: int, cap: float = 1.0) -> Worst:
         """The best background and an upper bound on every ``T(a)``.
 
         Intervals of backgrounds are split at their middle while their bound exceeds the best
         lower bound by more than ``goal``; an interval of at most :data:`WHOLE` backgrounds
-        is evaluated whole. No background is left without a bound covering it.
+        is evaluated whole. No background is left without a bound covering it. ``cap`` is a
+        bound proven for every background (the clone bound); it ends the search where the
+        tails are all too small for the interval bounds to resolve.
         """
         n = self.n
         for a in sorted({0, n - 1}):
@@ -202,7 +204,7 @@ class WorstBackground:
                 complete = False
                 pending.append(1.0)
                 continue
-            bound = self.interval_upper(a1, a2)
+            bound = min(cap, self.interval_upper(a1, a2))
             if bound <= self.best + goal:
                 pending.append(bound)
             elif a2 - a1 - 1 <= WHOLE:
@@ -212,5 +214,5 @@ class WorstBackground:
                 self.evaluate(mid)
                 stack.extend([(mid, a2), (a1, mid)])
         a_best = max(self.evaluated, key=lambda a: self.evaluated[a][2])
-        upper = max([v[3] for v in self.evaluated.values()] + pending)
+        upper = min(cap, max([v[3] for v in self.evaluated.values()] + pending))
         return Worst(a_best, self.evaluated[a_best][2], upper, len(self.evaluated), complete)

@@ -38,9 +38,8 @@ class ErrorBudget(ToDict):
         Floating-point error: of the characteristic function, the sums, the
         probabilities and the closed-form masses.
     relaxation : float
-        Width from a proven inequality standing in for the exact quantity (Maclaurin's
-        and Newton's inequalities for k > 1, monotone bounds over backgrounds for
-        ``scope="all"``, the clone reduction).
+        Width from a proven inequality standing in for the exact quantity (the monotone
+        bounds over backgrounds and the clone reduction of ``scope="all"``).
     """
 
     discretization: float = 0.0

@@ -334,9 +334,14 @@ def _op(inclusive: bool) -> str:
 
 def _warn_unmet(bound: Any) -> None:
     if bound is not None and not bound.met:
+        why = (
+            "not met: the proven bound for every pair is this loose (docs/worst-case.md)"
+            if bound.scope == "all" and bound.bits > 1
+            else "not met within the memory budget"
+        )
         print(
-            f"{PROG}: warning: width target rel_width={bound.rel_width:g} not met within the "
-            f"memory budget; certified width reached {bound.width:.3e}",
+            f"{PROG}: warning: width target rel_width={bound.rel_width:g} {why}; "
+            f"certified width reached {bound.width:.3e}",
             file=sys.stderr,
         )
 

@@ -24,6 +24,7 @@ the sum over ``c`` is bounded block by block from the blocks' ends.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -44,6 +45,18 @@ def clone_probability(bits: int, q: float, d: int) -> float:
     return 2.0 * math.exp(bits * lr) / (1.0 + math.exp(d * lr)) * (1.0 - 16.0 * UNIT * (1.0 + bits * abs(lr)))
 
 
+@functools.lru_cache(maxsize=4096)
+def half_tails(c: int) -> tuple[int, int, np.ndarray, float]:
+    """``A ~ Bin(c, 1/2)``: its window ``lo … hi``, ``P(A >= j)`` on it, and their relative error.
+
+    Cached: the same clone counts recur for every distance ``d`` and every step ``ε``.
+    """
+    a = binomial(c, 0.5)
+    sf = np.append(np.cumsum(a.pmf[::-1])[::-1], 0.0)
+    sf.setflags(write=False)
+    return a.lo, a.hi, sf, a.rel + (a.pmf.shape[0] + 8) * UNIT
+
+
 def given_clones(c: int, eps0: float, eps: float) -> float:
     """An upper bound on ``δ(ε)`` of the reduced pair with exactly ``c`` clones.
 
@@ -56,16 +69,14 @@ def given_clones(c: int, eps0: float, eps: float) -> float:
         return 0.0
     beta = 1.0 / (1.0 + math.exp(-eps0))
     lam = math.exp(eps)
-    a = binomial(c, 0.5)
-    sf = np.append(np.cumsum(a.pmf[::-1])[::-1], 0.0)
-    rel = a.rel + (a.pmf.shape[0] + 8) * UNIT
+    lo, hi, sf, rel = half_tails(c)
 
     def tail(j: int, upper: bool) -> float:  # P(A >= j), bracketed
-        if j <= a.lo:
+        if j <= lo:
             return 1.0
-        if j > a.hi:
+        if j > hi:
             return OUTSIDE if upper else 0.0
-        s = float(sf[j - a.lo])
+        s = float(sf[j - lo])
         return s * (1.0 + rel) + OUTSIDE if upper else s * (1.0 - rel)
 
     tau = (lam * beta - (1.0 - beta)) / (beta - lam * (1.0 - beta))

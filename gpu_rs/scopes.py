@@ -32,7 +32,7 @@ GUARANTEES = {
     "see docs/worst-case.md",
     "all": "proven for every neighbouring collection",
 }
-SECONDS_PER_BACKGROUND = 6e-8
+SECONDS_PER_BACKGROUND = 1.2e-7
 """Cost of evaluating one background for ``scope="all"`` at one bit, per unit of ``sqrt(N p q)``
 (measured on a 2-core CPU; see docs/benchmarks.md)."""
 MAX_SECONDS = 900.0
@@ -95,15 +95,22 @@ class Scoped:
 
 
 def _pair(name: str, b: Bounds) -> PairBound:
-    return PairBound(name, b.lower, b.upper, b.method)
+    return PairBound(name, float(b.lower), float(b.upper), b.method)
 
 
 def homogeneous(prob: Problem, inclusive: bool, plan: Plan, xp: object, *, both: bool) -> Scoped:
-    """The forward order, and with ``both`` the reverse order too, of the homogeneous pair."""
+    """The forward order, and with ``both`` the reverse order too, of the homogeneous pair.
+
+    The reverse order is computed to the width the maximum of the two needs, which may leave
+    its own interval wider than ``plan`` asks when it is the smaller of the two.
+    """
     fwd = tail_bounds(forward_query(prob, inclusive), plan, xp)
     if not both:
         return Scoped(fwd, (_pair("forward", fwd),), "forward")
-    rev = tail_bounds(reverse_query(prob, inclusive), plan, xp)
+    # Only the larger order needs the full width: the reverse order is asked for the width the
+    # maximum needs, rel_width times a tail of at least fwd.lower (an absolute width).
+    loose = Plan(plan.rel_width, max(plan.abs_width, plan.rel_width * fwd.lower), plan.max_terms)
+    rev = tail_bounds(reverse_query(prob, inclusive), loose, xp)
     pairs = (_pair("forward", fwd), _pair("reverse", rev))
     return Scoped(larger(fwd, rev), pairs, "forward" if fwd.upper >= rev.upper else "reverse")
 
@@ -124,13 +131,16 @@ def every_background(prob: Problem, inclusive: bool, plan: Plan) -> Scoped:
     search = WorstBackground(prob.n, prob.q, prob.ratio, inclusive)
     search.evaluate(0)
     goal = plan.goal(search.evaluated[0][2])
-    worst = search.search(goal, budget=prob.n + 2)
+    cap = min(1.0, clones.tail_upper(prob.n, 1, prob.q, prob.eps)[0])
+    worst = search.search(goal, budget=prob.n + 2, cap=cap)
     best = search.evaluated[worst.zeros]
-    own = best[3] - best[2]
+    own = min(best[3], worst.upper) - best[2]
     budget = ErrorBudget(roundoff=own, relaxation=max(0.0, worst.upper - worst.lower - own))
     bounds = Bounds.make(worst.lower, worst.upper, budget, "backgrounds", worst.evaluated)
     ones = prob.n - 1 - worst.zeros
     name = f"background of {worst.zeros} zeros and {ones} ones, the user changing 0 -> 1, S drawn with the user at 1"
+    if worst.lower == 0.0 and worst.upper <= cap:
+        name = "none resolved: every background's tail is below the clone bound, the upper end"
     pairs = [_pair(name, Bounds(best[2], best[3], ErrorBudget(), "backgrounds"))]
     for a, label in ((prob.n - 1, "forward"), (0, "reverse")):
         _, _, lo, hi = search.evaluated[a]

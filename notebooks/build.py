@@ -54,14 +54,17 @@ QUICKSTART = [
 # Quick start: the privacy ratio and its certified tail
 
 N users each report an L-bit vector with every bit flipped with probability q (p = 1 − q).
-In the worst case (seed 003 §3) N − 1 users hold the zero vector and one holds the all-ones
-vector; the collector's privacy ratio is R = X / N. *Sufficient differential privacy* asks
+Seed 003 (§3) studies the pair where N − 1 users hold the zero vector and one user changes from
+the zero vector to the all-ones vector; the collector's privacy ratio is then R = X / N.
+*Sufficient differential privacy* asks, for every pair of neighbouring collections,
 
 $$P[R > \\lambda] \\le \\eta, \\qquad \\lambda = e^{\\varepsilon}.$$
 
 `gpu_rs.tail` returns an interval `lower ≤ P[R > λ] ≤ upper` that provably contains the true
-tail (SPEC §4): the pmf of X is computed on a grid, and every approximation — bucketing,
-truncation of the FFT window, floating-point round-off — is bounded and added to the interval."""),
+tail (docs/certification.md): the characteristic function of X is known in closed form, and every
+approximation (the resolution of the inversion, the mass outside its window, floating-point
+round-off) is bounded and added to the interval. Each result also says which pairs it covers
+(`scope`): the seed's pair is *not* the worst case (docs/worst-case.md)."""),
     ("code", SETUP),
     ("md", """\
 ## One tail query
@@ -76,6 +79,20 @@ print(f"point estimate {b.estimate:.6e}; requested width met: {b.met}")
 print(f"method {b.method!r} on {b.backend}, {b.grid_points} grid points, {b.seconds:.3f} s")
 print("error budget:", b.budget)
 assert b.lower <= b.estimate <= b.upper'''),
+    ("md", """\
+## Which pairs: the scope
+
+The default scope, `homogeneous`, is the larger of both orders of the seed's pair; `forward` is
+the seed's own order, and `all` covers every neighbouring pair (exact for L = 1, a proven but
+looser bound for L ≥ 2). For one bit at N = 1000 the three differ by orders of magnitude:"""),
+    ("code", '''\
+for scope in ("forward", "homogeneous", "all"):
+    s = gpu_rs.tail(n=1000, bits=1, q=0.1, eps=0.5, scope=scope, backend=BACKEND)
+    print(f"{scope:12s} [{s.lower:.4e}, {s.upper:.4e}]  worst: {s.worst}")
+    print(f"{'':12s} {s.guarantee}")
+print()
+for p in b.pairs:  # the L = 5 query above: both orders of the seed's pair
+    print(f"L = 5, {p.pair:8s} order: [{p.lower:.6e}, {p.upper:.6e}]")'''),
     ("md", """\
 The seed reports 0.006 for this case, estimated by simulation; the certified interval says the
 exact tail is about 0.0071. The closed-form moments of R (seed 003 §3.1) give the 3σ reference
@@ -351,11 +368,44 @@ show(fig)'''),
     ("md", """\
 ## Cardinality reduction (seed 003 §5)
 
-If an original vector may have at most k set bits, the outlier differs from the others in at
-most 2k positions, and the noise needed is that of arbitrary vectors of length L = 2k,
-whatever the vector's real length. One-hot reports (k = 1) need only the noise of L = 2.
-(The seed states this without proof.) Below: the calibrated q for L = 2k at N = 10⁵,
-λ = e², η = 10⁻³, and the resulting σ(d̂)/√N; k = 20 is an unrestricted 40-bit vector."""),
+The seed (§5) says that if an original vector has at most k set bits, two users' vectors differ
+in at most 2k positions, so the noise needed is that of arbitrary vectors of length L = 2k,
+whatever the vectors' real length M; one-hot reports (k = 1) would need only the noise of L = 2.
+The seed gives no proof. `pair_tail` computes any small pair exactly, so we can check what holds.
+
+1. **The homogeneous pair: exact.** With a background of zero vectors and a change confined to
+   2k positions, the other M − 2k bits of every report are independent noise, whoever sent it;
+   the tail equals that of the L = 2k pair exactly (same fraction below).
+2. **Every pair: not an equivalence.** Over every neighbouring pair of sparse collections
+   (M = 3, at most one set bit) at small N, the worst tail is at most the worst over all 2-bit
+   pairs at the settings below, and sometimes strictly smaller, so the seed's "equivalence" is at
+   best an inequality, checked here at small N only; we have no proof for every N."""),
+    ("code", '''\
+import itertools
+
+# 1. the homogeneous pair: M = 3 one-hot change (positions 1 -> 2) against the L = 2 pair
+a = gpu_rs.pair_tail(["000"] * 3 + ["100"], ["000"] * 3 + ["010"], q=0.2, eps=0.5)
+b2 = gpu_rs.pair_tail(["00"] * 3 + ["10"], ["00"] * 3 + ["01"], q=0.2, eps=0.5)
+print(f"M = 3 one-hot, zero background: {a.exact} = {float(a.exact):.8f}")
+print(f"L = 2,          zero background: {b2.exact} = {float(b2.exact):.8f}")
+assert a.exact == b2.exact
+
+# 2. every pair of sparse 3-bit collections (at most one set bit) against every 2-bit pair
+SPARSE = ["000", "100", "010", "001"]
+for n, q, eps in [(4, 0.2, 0.5), (4, 0.1, 1.0), (3, 0.25, 0.3)]:
+    worst_sparse = max(
+        gpu_rs.pair_tail(list(bg) + [x], list(bg) + [y], q=q, eps=eps).upper
+        for bg in itertools.combinations_with_replacement(SPARSE, n - 1)
+        for x, y in itertools.permutations(SPARSE, 2)
+    )
+    worst_l2 = gpu_rs.worst_pairs(n, 2, q, eps).upper
+    print(f"N = {n}, q = {q}, eps = {eps}: worst sparse M = 3 pair {worst_sparse:.6f}, "
+          f"worst L = 2 pair {worst_l2:.6f}")
+    assert worst_sparse <= worst_l2'''),
+    ("md", """\
+Below: the calibrated q for L = 2k at N = 10⁵, λ = e², η = 10⁻³ (default scope, the homogeneous
+pair, so by point 1 exactly what the seed's §5 asks for that pair), and the resulting σ(d̂)/√N;
+k = 20 is an unrestricted 40-bit vector."""),
     ("code", '''\
 N_CARD, EPS_CARD = 100_000, 2.0
 ks = [1, 2, 3, 5, 10, 20]

@@ -7,6 +7,7 @@ never import gpu_rs.
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
@@ -234,3 +235,37 @@ def test_worst_pairs_refuses_large_sizes_with_an_estimate():
 def test_pair_tail_rejects_bad_input(kwargs, match):
     with pytest.raises(ValueError, match=match):
         gpu_rs.pair_tail(**kwargs)
+
+
+def test_worst_pairs_at_every_attained_threshold():
+    # issue 9 item 5: the search at every threshold the ratio attains, strict and inclusive,
+    # against a brute force over every pair (no symmetry reduction), all in exact rationals
+    n, bits, q = 3, 2, Fraction(1, 5)
+    vectors = ["00", "01", "10", "11"]
+    pairs = [
+        (list(bg) + [x], list(bg) + [y])
+        for bg in itertools.combinations_with_replacement(vectors, n - 1)
+        for x, y in itertools.permutations(vectors, 2)
+    ]
+    zeros, outlier = ["00"] * n, ["00"] * (n - 1) + ["11"]
+    p0, p1 = op.pair_distribution(zeros, q), op.pair_distribution(outlier, q)
+    thresholds = sorted({p1[s] / p0[s] for s in p1} | {p0[s] / p1[s] for s in p1})
+    thresholds = [lam for lam in thresholds if lam > 1]
+    assert len(thresholds) >= 4
+    for lam in thresholds:
+        for inclusive in (False, True):
+            brute = max(op.pair_tail(D, D_m, q, lam, inclusive=inclusive) for D, D_m in pairs)
+            got = gpu_rs.worst_pairs(n, bits, q, ratio=lam, inclusive=inclusive)
+            top = max(max(r.forward.exact, r.reverse.exact) for r in got.pairs)
+            assert top == brute, (lam, inclusive)
+            assert got.lower <= brute <= got.upper
+
+
+def test_l1_all_pairs_where_every_tail_is_below_the_width():
+    # tails far below abs_width: the search ends on the clone bound instead of visiting every
+    # background, and the interval must still hold the brute-force maximum
+    n, q, eps = 3000, 0.1, 0.5
+    brute = op.l1_all_pairs(n, q, math.exp(eps))
+    b = gpu_rs.tail(n, 1, q, eps, scope="all", backend="numpy")
+    assert b.met and b.upper <= 1e-12
+    assert b.lower <= brute["max"] <= b.upper

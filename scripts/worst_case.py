@@ -1,0 +1,330 @@
+"""The worst case over all neighbouring collections: what is false, what is proven, what is open.
+
+Writes ``docs/worst-case.md``: the status of seed 003's worst-case conjecture with the
+counterexamples computed here, the proofs behind ``scope="all"`` (every background for one bit,
+the clone bound for more), and the numbers that show what each scope costs. Deterministic:
+NumPy backend, fixed inputs, no timings.
+
+    python scripts/worst_case.py [--out docs/worst-case.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import gpu_rs  # noqa: E402
+
+BACKEND = "numpy"
+COMMAND = "python scripts/worst_case.py"
+E2 = math.exp(2.0)
+
+
+def tail(n, bits, q, ratio, scope):
+    return gpu_rs.tail(n, bits, q, ratio=ratio, scope=scope, backend=BACKEND)
+
+
+def orders(n, bits, q, ratio):
+    """(forward, reverse) PairBounds of the homogeneous pair."""
+    b = tail(n, bits, q, ratio, "homogeneous")
+    return {p.pair: p for p in b.pairs}["forward"], {p.pair: p for p in b.pairs}["reverse"]
+
+
+def iv(x):
+    return f"[{x.lower:.4g}, {x.upper:.4g}]"
+
+
+def calibrated(n, bits, ratio, eta, scope):
+    try:
+        return f"{gpu_rs.calibrate(n, bits, ratio=ratio, eta=eta, scope=scope, backend=BACKEND).q:.5f}"
+    except gpu_rs.CalibrationError:
+        return "none below 1/2"
+
+
+def lam_name(ratio):
+    return "e²" if ratio == E2 else f"{ratio:g}"
+
+
+def section_one_bit(out):
+    out += [
+        "### One bit: other backgrounds",
+        "",
+        "`scope=\"all\"` for L = 1 is the certified maximum over every background (§3). "
+        "Backgrounds are written as (zeros, ones) of the N − 1 other users; the changing user goes 0 → 1.",
+        "",
+        "| N | q | ε | forward (seed's pair and order) | reverse order | every pair | worst background |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for n, q, eps in [(1000, 0.1, 0.5), (1000, 0.1, 0.25), (100, 0.1, 0.5), (100, 0.25, 0.25),
+                      (10_000, 0.1, 0.25), (10_000, 0.02, 1.0)]:
+        fwd, rev = orders(n, 1, q, math.exp(eps))
+        a = tail(n, 1, q, math.exp(eps), "all")
+        zeros = a.worst.split()[2]
+        ones = a.worst.split()[5]
+        out.append(f"| {n} | {q} | {eps} | {iv(fwd)} | {iv(rev)} | {iv(a)} | ({zeros}, {ones}) |")
+    out += [
+        "",
+        "The worst background is neither the seed's (N − 1 zeros) nor the mirror image of its reverse "
+        "order (N − 1 ones, by the symmetry of §3): it has a few zeros among many ones, and more of "
+        "them as ε falls.",
+        "",
+    ]
+
+
+def section_small(out):
+    out += [
+        "### Several bits: every pair of a small population",
+        "",
+        "`gpu_rs.worst_pairs(n, bits, q, eps)` enumerates every neighbouring pair of n users "
+        "(up to bit permutations and bit flips, both orders), each tail an exact rational.",
+        "",
+        "| N, L, q, ε | worst pair: background, change | its tail | homogeneous forward | homogeneous reverse "
+        "| worst pair with the change at distance d < L |",
+        "|---|---|---|---|---|---|",
+    ]
+    found = []
+    for n, bits, q, eps in [(6, 3, 0.2, 0.5), (6, 3, 0.1, 1.0), (6, 2, 0.2, 0.5), (5, 3, 0.3, 0.3)]:
+        s = gpu_rs.worst_pairs(n, bits, q, eps)
+        top, hom = s.pairs[0], s.homogeneous
+        below = [r for d, r in sorted(s.by_distance().items()) if d < bits]
+        near = max(below, key=lambda r: r.upper)
+        found.append((n, bits, q, eps, top, hom, near))
+        out.append(
+            f"| {n}, {bits}, {q}, {eps} | ({', '.join(top.background)}), {top.x} → {top.x_m} "
+            f"| {top.upper:.5f} | {hom.forward.upper:.5f} | {hom.reverse.upper:.5f} "
+            f"| d = {near.distance}: ({', '.join(near.background)}), {near.x} → {near.x_m}: {near.upper:.5f} |"
+        )
+    out += [
+        "",
+        "Tails are rounded to 5 digits; each is exact (the search uses exact rational arithmetic, "
+        "and λ = e^ε is the double nearest to it). Three findings: pairs exist above both orders of the "
+        "homogeneous pair; the worst background need not be homogeneous; and a user who changes "
+        "fewer than L bits can be the worst case, so a bound for every pair must range over the "
+        "distance d of the change, as the clone bound below does.",
+        "",
+    ]
+    return found
+
+
+def section_forward_calibration(out):
+    out += [
+        "### What calibrating with the seed's pair ships",
+        "",
+        "q calibrated with `scope=\"forward\"` (the seed's quantity, what gpu_rs 0.1 computed) for η = 10⁻³ "
+        "at N = 1000, then every scope evaluated at that q:",
+        "",
+        "| L, λ | q (forward, η = 1e-3) | forward | reverse order | every pair: lower end, proven upper end |",
+        "|---|---|---|---|---|",
+    ]
+    over = []
+    for bits, ratio in [(1, E2), (2, E2), (2, 2.0), (3, 2.0), (4, 2.0), (5, 2.0)]:
+        q = gpu_rs.calibrate(1000, bits, ratio=ratio, eta=1e-3, scope="forward", backend=BACKEND).q
+        fwd, rev = orders(1000, bits, q, ratio)
+        a = tail(1000, bits, q, ratio, "all")
+        out.append(f"| {bits}, {lam_name(ratio)} | {q:.5f} | {fwd.upper:.3g} | {iv(rev)} | {iv(a)} |")
+        if rev.lower > 1e-3:
+            over.append((bits, rev.lower / 1e-3))
+    out += [
+        "",
+        f"The reverse order alone exceeds η at L = {', '.join(sorted({str(b) for b, _ in over}))}, by a factor "
+        f"of {min(f for _, f in over):.1f} to {max(f for _, f in over):.0f}. For L ≥ 2 the lower end of "
+        "\"every pair\" is the larger order of the homogeneous pair, and nothing better than the proven "
+        "upper end is known for the maximum.",
+        "",
+    ]
+
+
+def section_seed(out):
+    out += [
+        "## 5. The clone bound at the seed's settings",
+        "",
+        "| N, L, q, λ | forward | reverse | proven bound, every pair | calibrated q for η = 1e-3: forward / homogeneous / every pair |",
+        "|---|---|---|---|---|",
+    ]
+    factors, cost = [], []
+    for n, bits, q, ratio in [(1000, 5, 0.2446, 2.0), (5000, 5, 0.1778, 2.0), (1000, 5, 0.1692, E2),
+                              (5000, 5, 0.1310, E2), (10**7, 40, 0.351, E2)]:
+        fwd, rev = orders(n, bits, q, ratio)
+        a = tail(n, bits, q, ratio, "all")
+        qs = [calibrated(n, bits, ratio, 1e-3, s) for s in ("forward", "homogeneous", "all")]
+        out.append(f"| {n:,}, {bits}, {q}, {lam_name(ratio)} | {iv(fwd)} | {iv(rev)} | {a.upper:.4g} "
+                   f"| {' / '.join(qs)} |")
+        factors.append((bits, a.upper / max(fwd.upper, rev.upper)))
+        if "none" not in qs[1] + qs[2]:
+            grow = gpu_rs.precision_sigma(1, float(qs[2])) / gpu_rs.precision_sigma(1, float(qs[1]))
+            cost.append((n, bits, float(qs[2]), grow))
+    l5 = [f for b, f in factors if b == 5]
+    n40 = [c for c in cost if c[1] == 40]
+    out += [
+        "",
+        f"The clone bound is loose. At the seed's L = 5 settings it is {min(l5):.0f} to {max(l5):.0f} times "
+        "the homogeneous pair's tail, and the q it certifies for η = 10⁻³ is larger (more noise): the "
+        f"estimation error σ(d̂) grows by a factor {min(c[3] for c in cost if c[1] == 5):.2f} to "
+        f"{max(c[3] for c in cost if c[1] == 5):.2f}. For L = 40 at N = 10⁷ and the seed's q = 0.351 it "
+        "proves nothing (a bound of 1): the probability that a user is a clone, p_d = 2 r^L/(1 + r^d), "
+        "is about 10⁻¹¹, so there are no clones to hide among."
+        + (f" It certifies η = 10⁻³ from q = {n40[0][2]:.4f} on, at {n40[0][3]:.2f} times the estimation "
+           "error of the homogeneous pair's q." if n40 else "")
+        + " Whether the true worst case is nearer the homogeneous pair or the clone bound is open (§7).",
+        "",
+    ]
+
+
+PROOFS = r"""
+## 2. The scopes
+
+| scope | pairs covered | how | proven for every pair? |
+|---|---|---|---|
+| `forward` | the seed's pair: D = N zero vectors, D_m = N − 1 zeros and one all-ones vector; S ~ A(D_m) | the engine, SPEC §4 | no |
+| `homogeneous` (default) | that pair in both orders; the reverse order is S ~ A(D), ratio N / X′, tail P[X′ < N e^(−ε)] | the engine on a lower tail of N zero-vector atoms | no |
+| `all`, L = 1 | every neighbouring pair | certified maximum over every background (§3) | **yes** |
+| `all`, L ≥ 2 | every neighbouring pair | upper end: the clone bound (§4); lower end: the larger order of the homogeneous pair | **yes** (upper end) |
+
+Every result says which in its `scope` and `guarantee` fields; the CLI prints the guarantee.
+`pair_tail(D, D_m, q, eps)` gives the exact tail of any one small pair, and `worst_pairs` the
+maximum over every pair of a small population, for checking.
+
+## 3. One bit: the maximum over every background (proof)
+
+With L = 1 every collection is "a zeros and c ones". A user changing 0 → 1 against a background
+of a zeros and c = N − 1 − a ones gives D = bg + {0}, D′ = bg + {1}. Flipping every bit of every
+vector (the mechanism is symmetric under it) maps a change 1 → 0 against (a, c) to a change 0 → 1
+against (c, a), and maps the order "S ~ A(D), ratio P(S|D)/P(S|D′)" of one pair to the order
+"S ~ A(D′), ratio P(S|D′)/P(S|D)" of the image pair. So the supremum over all pairs and both
+orders is max_a T(a), with T(a) = P_{S ~ A(D′)}[P(S|D′)/P(S|D) > λ].
+
+The number K of ones among the reports is sufficient. Let B_a = Bin(a, q) + Bin(c, p) be the
+background's count. Under D′, K = B_a + U, U ~ Ber(p); under D, K = B_a + V, V ~ Ber(q), and
+
+    R(k) = P′(k)/P(k) = (p ρ(k) + q) / (q ρ(k) + p),   ρ(k) = P(B_a = k − 1) / P(B_a = k).
+
+R increases with ρ (p > q), and R > λ ⇔ ρ > θ = (λp − q)/(p − λq) when λq < p (otherwise the
+event is empty: R ≤ p/q). B_a is a sum of independent Bernoulli variables, hence log-concave, so
+ρ is nondecreasing and {R > λ} = {K ≥ k*(a)} with k*(a) = min{k : ρ_a(k) > θ}.
+
+*Two likelihood-ratio orders.* B_{a+1} is B_a with one Ber(p) summand replaced by Ber(q), and
+Ber(q) ≤_lr Ber(p); also Ber(p) ≤_lr 1 + Ber(q) (on {0, 1, 2} the density ratio is 0, 1, ∞).
+The likelihood-ratio order is preserved under convolution with a log-concave law, so
+B_{a+1} ≤_lr B_a ≤_lr B_{a+1} + 1. X ≤_lr Y means ρ_X(k) ≥ ρ_Y(k) for all k, so for
+a1 ≤ a ≤ a2: ρ_{a1} ≤ ρ_a ≤ ρ_{a2} and k*(a2) ≤ k*(a) ≤ k*(a1). The lr order implies the usual
+stochastic order, so
+
+    T(a) = P′_a[K ≥ k*(a)] ≤ P′_a[K ≥ k*(a2)] ≤ P′_{a1}[K ≥ k*(a2)],
+    T(a) ≤ P′_a[K ≥ k*(a2)] ≤ P′_{a2}[K ≥ k*(a2) − (a2 − a1)]     (B_a ≤_st B_{a2} + (a2 − a)),
+
+and where k*(a1) = k*(a2) the first line gives T(a) ≤ T(a1). `gpu_rs.backgrounds` splits the
+range of a into intervals, evaluates the ends exactly (every count in a window, the rest bounded),
+and splits an interval while its bound exceeds the best background found by more than the width
+asked. Each k* is bracketed from certified comparisons of ρ with θ (both rounded outwards); an
+unresolved comparison widens the bracket, never narrows it. Tested against a brute-force scan of
+every a with exact binomial sums (`tests/test_scopes.py`) and against every L = 1 pair of small N.
+
+## 4. Two bits or more: the clone bound (proof)
+
+Let the changing user move from x to x′ at Hamming distance d ≥ 1, and let y be any other user's
+vector. Write r = q/p and M(v)(z) = p^L r^{h(v,z)} for the law of a report z of v (h the Hamming
+distance). For every z,
+
+    M(y)(z) / (M(x)(z) + M(x′)(z)) = r^{h(y,z)} / (r^{h(x,z)} + r^{h(x′,z)}) ≥ r^L / (1 + r^d),
+
+since h(y, z) ≤ L and, by the triangle inequality, r^{h(x,z)} + r^{h(x′,z)} ≤ 1 + r^d
+(the maximum at z = x). So M(y) = p_d · (M(x) + M(x′))/2 + (1 − p_d) · M̃_y with
+p_d = 2 r^L / (1 + r^d) and M̃_y a probability law: every other user is, with probability p_d
+and independently, a *clone* reporting from (M(x) + M(x′))/2, and otherwise reports from a law
+that does not depend on the changing user (Feldman, McMillan and Talwar, "Hiding among the
+clones", FOCS 2021, Lemma 3.3 and the proof of Theorem 3.1).
+
+M(x) and M(x′) are ε_d-indistinguishable, ε_d = d log(p/q), so there are laws Q0, Q1 with
+M(x) = β Q0 + (1 − β) Q1 and M(x′) = (1 − β) Q0 + β Q1, β = e^{ε_d}/(1 + e^{ε_d}) (ibid.), and a
+clone reports from Q0 or Q1 with probability 1/2 each. Given which users are clones and which
+component each report comes from, the shuffled output is a randomized function of the pair
+(number of Q0 reports, number of Q1 reports) among the changing user and the clones. With
+C ~ Bin(N − 1, p_d) clones, A | C ~ Bin(C, 1/2) of them on Q0, and Δ ~ Ber(β) the changing
+user's component indicator, the pair of counts has the laws
+
+    user at x:   Q = law of (A + Δ, C − A + 1 − Δ),
+    user at x′:  P = law of (A + 1 − Δ, C − A + Δ).
+
+The hockey-stick divergence δ(ε) = sup_E P(E) − e^ε Q(E) cannot grow under post-processing,
+so every pair at distance d has δ(ε) ≤ δ_d(ε) of this reduced pair. The reduced pair is
+symmetric (A and C − A are exchangeable, so swapping the two coordinates maps Q onto P), so the
+same bound holds in the other order. For the tail: with E = {R > e^{ε′}},
+Q(E) ≤ e^{−ε′} P(E) and P(E) − e^ε Q(E) ≤ δ(ε), hence
+
+    P[R > e^{ε′}] ≤ δ(ε) / (1 − e^{ε − ε′})   for every ε < ε′.
+
+`gpu_rs.clones` takes the maximum of δ_d over d = 1 … L, the best of 23 values of ε below ε′,
+and computes δ_d = Σ_c P(C = c) δ_c: given c clones the ratio is monotone in A, so δ_c is a
+binomial tail at a computed index (each side bracketed the unfavourable way); adding a clone is
+itself a post-processing, so δ_c does not increase with c and the sum over c is bounded block by
+block from each block's first count. Every float is rounded the unfavourable way; p_d is rounded
+down (a smaller clone probability is still a valid decomposition). Tested against the exact
+maximum over every pair for N ≤ 6, L = 2, 3 (`tests/test_scopes.py`).
+"""
+
+OPEN = """
+## 7. What remains open
+
+- **The worst pair for L ≥ 2 at realistic N.** Exact search covers N ≤ 6 and L ≤ 3 (the number of
+  histograms grows like N^(2^L)); above that only the homogeneous pair (both orders) is computed
+  exactly, and the gap between it and the clone bound is the unknown. Whether the maximum over
+  backgrounds is attained by a few "types" (as for L = 1, a zeros among ones) is a conjecture we
+  have not proven.
+- **A useful proven bound at large L.** The clone bound needs clones, p_d N ≫ 1, and
+  p_d ≈ 2 (q/p)^L vanishes for L = 40 unless q is close to 1/2 (§5). A proof that bounds the maximum over backgrounds by a
+  computable family (as §3 does for L = 1) would close this; we do not have one.
+- **k randomized reports** (SPEC §1.3) and the privacy profile (SPEC §1.2) for every pair are not
+  built yet.
+"""
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "worst-case.md"))
+    args = ap.parse_args(argv)
+    out = [
+        "# The worst case over all neighbouring collections",
+        "",
+        f"Generated by `{COMMAND}` with gpu_rs {gpu_rs.__version__} (backend `{BACKEND}`). "
+        "Do not edit by hand; rerun the script. Intervals are certified `[lower, upper]` of the strict "
+        "tail P[R > λ] (SPEC §1, §4).",
+        "",
+        "## 1. Seed 003's conjecture is false",
+        "",
+        "Sufficient DP (seed 003, 1.7) asks P[R(S; D, D_m) > e^ε] ≤ η for **every** neighbouring pair "
+        "D, D_m and S ~ A(D_m). The seed computes one pair (D = N zero vectors, D_m = N − 1 zeros and one "
+        "all-ones vector) in one order, and conjectures it is the worst (§1.2). It is not: the same pair "
+        "in the other order, other backgrounds, and changes of fewer than L bits all give larger tails.",
+        "",
+    ]
+    section_one_bit(out)
+    section_small(out)
+    section_forward_calibration(out)
+    out.append(PROOFS.strip("\n"))
+    out.append("")
+    section_seed(out)
+    out += [
+        "## 6. Which scope to use",
+        "",
+        "- Shipping a collection: `scope=\"all\"`. It is the only scope that is a guarantee. For L = 1 it "
+        "is exact; for L ≥ 2 it is a proven upper bound, loose by the factor the table above shows.",
+        "- `homogeneous` (the default) is the natural extension of the seed's analysis and the number to "
+        "compare with its tables; it is a lower bound on the true worst case, not an upper bound.",
+        "- `forward` reproduces the seed's numbers (docs/seed-tables.md).",
+        "",
+    ]
+    out.append(OPEN.strip("\n"))
+    out.append("")
+    text = "\n".join(out)
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    with open(args.out, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    print(f"wrote {os.path.normpath(args.out)}")
+
+
+if __name__ == "__main__":
+    main()
