@@ -23,6 +23,12 @@ from .floats import EXP_LIMIT, FLOOR, LOG_ZERO, UNIT
 from .laws import Law, SumLaw
 from .phase import MAX_K, split, turns
 
+LINEAR = 0.49
+"""Atoms with ``k_max |ρ| <= LINEAR`` turns enter as ``sin x − x``: below the 1/2 turn up to which
+:func:`~gpu_rs.phase.turns` returns ``kρ`` unreduced, so that ``x = 2πkρ`` exactly and the
+linear parts added back through the centre's residual are the ones taken out. (With a
+reduced phase, ``x`` would differ from ``2πkρ`` by a whole turn: an error of ``2π p``.)"""
+
 
 @dataclass(frozen=True)
 class Spectrum:
@@ -80,12 +86,14 @@ def _summand_log(xp: Any, k: Any, k_max: float, period: float, law: Law) -> tupl
         )
     else:
         centre = mean
-    residual = sum(
-        (e * (v - centre) for e, v, nr in zip(exact, values, near, strict=True) if nr), Fraction(0)
-    ) / Fraction(period)
+    rhos = [(v - centre) / Fraction(period) for v in values]
+    # Atoms entering as sin x − x: near ones whose phase stays small around the centre. Only
+    # their linear parts are added back through the residual; every other atom enters whole.
+    linear = [nr and k_max * abs(float(rho)) <= LINEAR for nr, rho in zip(near, rhos, strict=True)]
+    residual = sum((e * rho for e, rho, lin in zip(exact, rhos, linear, strict=True) if lin), Fraction(0))
     atoms = [
-        (float(p), float(plo), (v - centre) / Fraction(period), float(rel), nr)
-        for p, plo, v, rel, nr in zip(law.probs, lo_parts, values, law.rel_error, near, strict=True)
+        (float(p), float(plo), rho, float(rel), lin)
+        for p, plo, rho, rel, lin in zip(law.probs, lo_parts, rhos, law.rel_error, linear, strict=True)
         if p > 0.0
     ]
     n_terms = 2 * len(atoms) + 4
@@ -95,7 +103,7 @@ def _summand_log(xp: Any, k: Any, k_max: float, period: float, law: Law) -> tupl
     e_im = xp.zeros_like(k)
     abs_im = xp.zeros_like(k)
     mean_err = 0.0
-    for p, plo, rho, rel, is_near in atoms:
+    for p, plo, rho, rel, is_linear in atoms:
         t, t_err = turns(xp, k, split(rho), k_max)
         x = (2.0 * math.pi) * t
         dx = (2.0 * math.pi) * t_err + (2.0 * UNIT) * xp.abs(x)
@@ -103,7 +111,7 @@ def _summand_log(xp: Any, k: Any, k_max: float, period: float, law: Law) -> tupl
         sq = s * s
         re = re - (2.0 * p) * sq - (2.0 * plo) * sq
         e_re = e_re + (2.0 * p) * ((rel + 4.0 * UNIT) * sq + xp.abs(s) * dx)
-        if is_near and k_max * abs(float(rho)) <= 0.75:
+        if is_linear:
             g, g_err = _sin_minus_x(xp, x)
             g_err = g_err + xp.minimum(0.5 * x * x, xp.full_like(x, 2.0)) * dx
             if law.exact is None:

@@ -327,3 +327,46 @@ def test_eps_and_ratio_exclusive(gpu_rs):
 def test_bad_backend(gpu_rs):
     with pytest.raises(ValueError, match="backend"):
         gpu_rs.tail(10, 5, 0.2, eps=1.0, backend="no-such-backend", scope="forward")
+
+
+def test_phase_of_atoms_just_past_half_a_turn():
+    # Regression: atoms with 1/2 < k_max |rho| <= 3/4 turns entered as sin x − x of a phase
+    # reduced modulo one turn, an error of 2 pi p in phi_k that the bounds did not see; here
+    # it gave P in [0, -6.9e-6]. Both widths must give proper, overlapping intervals.
+    import gpu_rs as api
+    import gpu_rs.fourier as fourier
+    from gpu_rs.atoms import ONE, ZERO
+    from gpu_rs.charfn import spectrum
+    from gpu_rs.crossing import Query
+    from gpu_rs.pipeline import Plan, tail_bounds
+
+    n, bits, q, x = 10**7, 40, 0.351, 8.46875
+    a = api.tail(n, bits, q, x, scope="forward", rel_width=2.5e-3, abs_width=2.5e-13, backend="numpy")
+    b = api.tail(n, bits, q, x, scope="forward", backend="numpy")
+    assert 0.0 <= a.lower <= a.upper and 0.0 <= b.lower <= b.upper
+    assert max(a.lower, b.lower) <= min(a.upper, b.upper)
+    # phi_k of the single outlier summand against a direct sum, across the k where its atoms
+    # pass half a turn
+    spy = {}
+    init = fourier.SpectrumCache.__init__
+
+    def record(self, xp, law, start, period):
+        init(self, xp, law, start, period)
+        spy["args"] = (law, start, period)
+
+    fourier.SpectrumCache.__init__ = record
+    try:
+        log_t = math.log(n) + x
+        tail_bounds(Query(bits, q, ((ZERO, n - 1), (ONE, 1)), log_t, True), Plan(2.5e-3, 2.5e-13, 1 << 24), np)
+    finally:
+        fourier.SpectrumCache.__init__ = init
+    law, start, period = spy["args"]
+    outlier = law.parts[1][0]
+    single = type(law)(((outlier, 1),))
+    k = np.arange(16000, 16600)
+    got = spectrum(np, single, start, period, 16000, 16600)
+    values = np.array([float(v) for v in outlier.values])
+    probs = np.array([float(p) for p in outlier.exact])
+    turns = np.outer(k, (values - start) / period) % 1.0  # |k (v - a)/P| < 2^20: a few e-12 of a turn
+    direct = (probs * np.exp(2j * np.pi * turns)).sum(axis=1)
+    assert np.all(np.abs(direct - (got.re + 1j * got.im)) <= got.err + 1e-9)
