@@ -34,6 +34,7 @@ from gpu_rs import *  # noqa: E402,F403 - every public name; those taking backen
 
 calibrate = _pinned(gpu_rs.calibrate)
 moments = _pinned(gpu_rs.moments)
+privacy_profile = _pinned(gpu_rs.privacy_profile)
 ratio_distribution = _pinned(gpu_rs.ratio_distribution)
 tail = _pinned(gpu_rs.tail)
 three_sigma_q = _pinned(gpu_rs.three_sigma_q)

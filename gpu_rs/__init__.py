@@ -4,6 +4,7 @@ The contract is ``docs/spec.md``: :func:`tail` bounds ``P[R > e^ε]``,
 :func:`calibrate` picks the smallest certified flip probability,
 :func:`ratio_distribution` gives the bucketed pmf of ``R``, and
 :func:`moments` and :func:`three_sigma_q` are the seed's closed forms.
+:func:`privacy_profile` gives certified ``δ(ε)`` and ``ε(δ)``.
 :func:`pair_tail` and :func:`worst_pairs` compute, exactly, the tail of any
 one neighbouring pair and the worst pair of a small population (``docs/worst-case.md``).
 
@@ -24,6 +25,8 @@ Module map (the engine reads top to bottom in :mod:`gpu_rs.pipeline`)::
         fourier         fourier.py       window + charfn.py (φ with error bounds)
                                          + majorants.py (Vaaler's trigonometric majorants)
                                          + phase.py (exact phase reduction)
+    privacy profile privacy.py (privacy_profile: δ(ε), ε(δ))  profile.py (from certified tails)
+                    profile_results.py  profile_exact.py (exact one-bit profile, for tests)
     exact pairs     pairs.py (pair_tail: one ordered pair, exact rationals)
                     search.py (worst_pairs: every pair of a small N, L up to symmetry)
                     histograms.py (exact laws of output histograms)  pair_results.py
@@ -39,6 +42,7 @@ from .distribution import RatioDistribution, ratio_distribution
 from .errors import CalibrationError, MemoryBudgetError
 from .pair_results import PairSearch, PairTail
 from .pairs import pair_tail
+from .privacy import PrivacyProfile, privacy_profile
 from .results import TailBound
 from .search import worst_pairs
 from .tail import tail
@@ -50,6 +54,7 @@ __all__ = [
     "MemoryBudgetError",
     "PairSearch",
     "PairTail",
+    "PrivacyProfile",
     "RatioDistribution",
     "TailBound",
     "calibrate",
@@ -57,6 +62,7 @@ __all__ = [
     "moments",
     "pair_tail",
     "precision_sigma",
+    "privacy_profile",
     "ratio_distribution",
     "tail",
     "three_sigma_q",

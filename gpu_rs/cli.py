@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import IO, Any, NoReturn
 
-from gpu_rs.validation import BACKEND_NAMES, MAX_BITS, MAX_K, MAX_N, SCOPES
+from gpu_rs.validation import BACKEND_NAMES, MAX_BITS, MAX_K, MAX_N, SCOPES, resolve_eps
 
 PROG = "gpu-rs"
 
@@ -142,14 +142,14 @@ def _add_run_options(p: argparse.ArgumentParser, *, json_help: str) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``gpu-rs`` argument parser with its four subcommands."""
+    """The ``gpu-rs`` argument parser with its subcommands."""
     parser = _Parser(
         prog=PROG,
         description="Certified tails of the privacy ratio R for randomized-response "
         "histograms, and the flip probability q that meets (eps, eta)-sufficient DP.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{tail,calibrate,pmf,doctor}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{tail,calibrate,pmf,profile,doctor}")
 
     p = sub.add_parser(
         "tail",
@@ -208,6 +208,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_run_options(p, json_help="print one JSON object (RatioDistribution.to_dict()) on stdout")
     p.set_defaults(handler=_cmd_pmf)
+
+    p = sub.add_parser(
+        "profile",
+        help="certified (eps, delta) privacy profile: delta(eps) or eps(delta)",
+        description="Certified bounds on the privacy profile: delta(eps) with --eps, or "
+        "eps(delta), the smallest eps with delta(eps) <= DELTA, with --delta.",
+    )
+    _add_common(p, q=True, eps_required=False)
+    p.add_argument("--delta", type=_float_type("in (0, 1)"), metavar="DELTA", help="give eps(DELTA), 0 < DELTA < 1")
+    p.add_argument(
+        "--rel-width", type=_float_type("> 0"), metavar="W", help="target width of delta, relative (API default 1e-2)"
+    )
+    _add_scope(p)
+    _add_run_options(p, json_help="print one JSON object (DeltaBound or EpsilonBound .to_dict()) on stdout")
+    p.set_defaults(handler=_cmd_profile)
 
     p = sub.add_parser(
         "doctor",
@@ -389,6 +404,33 @@ def _cmd_tail(args: argparse.Namespace) -> int:
         print(f"  worst     {b.worst}")
         for pair in b.pairs:
             print(f"  pair      {pair.pair}: [{pair.lower:.6e}, {pair.upper:.6e}]")
+    return EXIT_OK
+
+
+def _cmd_profile(args: argparse.Namespace) -> int:
+    import gpu_rs
+
+    if (args.delta is None) == (args.eps is None and args.ratio is None):
+        raise ValueError("give exactly one of --eps/--ratio (for delta(eps)) or --delta (for eps(delta))")
+    with _Progress("computing the privacy profile", quiet=args.quiet):
+        prof = gpu_rs.privacy_profile(
+            args.n, args.bits, args.q, scope=args.scope, backend=args.backend, **_set(rel_width=args.rel_width)
+        )
+        found = prof.delta(resolve_eps(args.eps, args.ratio)) if args.delta is None else prof.epsilon(args.delta)
+    if args.json:
+        _print_json(found)
+        return EXIT_OK
+    print(f"privacy profile  n={prof.n}, bits={prof.bits}, q={prof.q:.6g}")
+    if args.delta is None:
+        print(f"  delta({found.eps:.6g})  in [{found.lower:.6e}, {found.upper:.6e}]{'' if found.met else '  NOT MET'}")
+        for name in ("forward", "reverse"):
+            if getattr(found, name) is not None:
+                lo, hi = getattr(found, name)
+                print(f"  {name:8s} order: [{lo:.6e}, {hi:.6e}]")
+    else:
+        print(f"  eps({found.delta:g})  in [{found.lower:.6g}, {found.upper:.6g}]{'' if found.met else '  NOT MET'}")
+        print(f"  certified: delta({found.upper:.6g}) <= {found.at_upper.upper:.4e} <= {found.delta:g}")
+    print(f"  scope     {prof.scope}: {prof.guarantee}")
     return EXIT_OK
 
 

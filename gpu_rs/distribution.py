@@ -190,6 +190,10 @@ def ratio_distribution(
 ) -> RatioDistribution:
     """The bucketed pmf of ``R`` with certified survival-function bounds.
 
+    ``R = X/N`` under the seed's pair in the seed's order (``scope="forward"`` of
+    :func:`gpu_rs.tail`): the law of one order of one pair, so it takes no ``scope``.
+    For a guarantee over more pairs use :func:`gpu_rs.tail` with ``scope``.
+
     Parameters
     ----------
     n, bits, q

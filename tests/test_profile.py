@@ -1,0 +1,124 @@
+"""The certified privacy profile (SPEC §1.2) against exact oracles.
+
+Oracles: the exact one-bit profile of both orders (sums in log space,
+``gpu_rs.profile_exact``), and exact enumeration of every output histogram for
+small N and L (``oracles_pairs.pair_delta``), including every neighbouring pair
+for ``scope="all"``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+
+import pytest
+
+import gpu_rs
+import oracles_pairs as op
+from gpu_rs.cli import main as cli_main
+from gpu_rs.profile_exact import delta_one_bit
+
+
+def _contains(bounds, exact_lo, exact_hi, slack=1e-12):
+    lo, hi = bounds
+    return lo <= exact_hi * (1 + slack) + 1e-300 and exact_lo * (1 - slack) <= hi
+
+
+@pytest.mark.parametrize(("n", "q", "eps"), [(1000, 0.1, 0.25), (1000, 0.1, 0.5), (50, 0.2, 0.4), (10**5, 0.3, 0.05)])
+def test_one_bit_both_orders_against_exact_sums(n, q, eps):
+    p = gpu_rs.privacy_profile(n, 1, q, backend="numpy")
+    d = p.delta(eps)
+    fwd, rev = delta_one_bit(n, q, eps, True), delta_one_bit(n, q, eps, False)
+    assert _contains(d.forward, *fwd) and _contains(d.reverse, *rev)
+    assert d.lower <= max(fwd[1], rev[1]) and max(fwd[0], rev[0]) <= d.upper
+    assert d.met
+    assert math.isclose(d.budget.total, d.upper - d.lower, rel_tol=1e-9, abs_tol=1e-300)
+
+
+@pytest.mark.parametrize(("n", "bits", "q", "eps"), [(4, 2, 0.2, 0.3), (5, 3, 0.15, 0.6), (3, 4, 0.25, 0.2)])
+def test_both_orders_against_enumeration(n, bits, q, eps):
+    zeros = ["0" * bits] * n
+    outlier = ["0" * bits] * (n - 1) + ["1" * bits]
+    fwd = op.pair_delta(zeros, outlier, q, eps)  # delta_{P||Q}, P = the law under D_m
+    rev = op.pair_delta(outlier, zeros, q, eps)
+    d = gpu_rs.privacy_profile(n, bits, q, backend="numpy").delta(eps)
+    assert _contains(d.forward, fwd, fwd, 1e-9) and _contains(d.reverse, rev, rev, 1e-9)
+    f = gpu_rs.privacy_profile(n, bits, q, scope="forward", backend="numpy").delta(eps)
+    assert f.reverse is None and _contains((f.lower, f.upper), fwd, fwd, 1e-9)
+
+
+def test_forward_delta_lies_below_the_forward_tail():
+    # delta_{P||Q}(eps) <= P[R > e^eps]: the forward delta lies below the certified forward tail
+    n, bits, q, eps = 1000, 5, 0.2446, 0.5
+    d = gpu_rs.privacy_profile(n, bits, q, backend="numpy").delta(eps)
+    t = gpu_rs.tail(n, bits, q, eps, scope="forward", backend="numpy")
+    assert 0 < d.forward[0] <= d.forward[1] <= t.upper
+    assert d.met and d.upper - d.lower <= 1e-2 * d.lower * 1.001
+
+
+@pytest.mark.parametrize("order", ["forward", "reverse"])
+@pytest.mark.parametrize(("n", "q", "eps"), [(1000, 0.1, 0.25), (60, 0.2, 0.5)])
+def test_integral_route_against_exact_sums(order, n, q, eps):
+    # the fallback for strong cancellation: the integral of certified tails over a dyadic grid
+    p = gpu_rs.privacy_profile(n, 1, q, backend="numpy")
+    lo, hi, queries = p.engine.orders[order].integral(eps, 1e-2, 1e-12, 400)
+    exact = delta_one_bit(n, q, eps, order == "forward")
+    assert _contains((lo, hi), *exact) and queries > 0
+    assert hi - lo <= max(1e-12, 1e-2 * lo) * 1.001
+
+
+@pytest.mark.parametrize(("n", "q", "delta"), [(1000, 0.1, 1e-6), (1000, 0.25, 1e-3), (200, 0.05, 1e-9)])
+def test_epsilon_of_delta_is_bracketed(n, q, delta):
+    e = gpu_rs.privacy_profile(n, 1, q, backend="numpy").epsilon(delta)
+    assert e.met and e.lower <= e.estimate <= e.upper
+    exact_at = lambda eps: max(delta_one_bit(n, q, eps, True)[1], delta_one_bit(n, q, eps, False)[1])  # noqa: E731
+    assert exact_at(e.upper) <= delta
+    if e.lower > 0:
+        assert max(delta_one_bit(n, q, e.lower, True)[0], delta_one_bit(n, q, e.lower, False)[0]) > delta
+
+
+@pytest.mark.parametrize(("n", "bits", "q", "eps"), [(4, 2, 0.2, 0.3), (3, 3, 0.1, 1.0), (5, 1, 0.3, 0.2)])
+def test_scope_all_covers_every_pair(n, bits, q, eps):
+    vectors = ["".join(v) for v in itertools.product("01", repeat=bits)]
+    worst = 0.0
+    for bg in itertools.combinations_with_replacement(vectors, n - 1):
+        for x, y in itertools.permutations(vectors, 2):
+            worst = max(worst, op.pair_delta(list(bg) + [x], list(bg) + [y], q, eps))
+    d = gpu_rs.privacy_profile(n, bits, q, scope="all", backend="numpy").delta(eps)
+    assert d.lower <= worst * (1 + 1e-9) and worst <= d.upper
+    assert math.isclose(d.budget.total, d.upper - d.lower, rel_tol=1e-9, abs_tol=1e-300)
+
+
+def test_vectorized_and_to_dict():
+    p = gpu_rs.privacy_profile(300, 2, 0.2, backend="numpy")
+    found = p.delta([0.2, 0.4, 0.8])
+    assert len(found) == 3 and all(a.upper >= b.upper for a, b in zip(found, found[1:], strict=False))
+    out = json.loads(json.dumps(gpu_rs.serialize.plain(p.to_dict())))
+    assert out["scope"] == "homogeneous" and len(out["evaluated"]) == 3
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: gpu_rs.privacy_profile(0, 1, 0.1), "n"),
+        (lambda: gpu_rs.privacy_profile(10, 1, 0.7), "q"),
+        (lambda: gpu_rs.privacy_profile(10, 1, 0.1, scope="some"), "scope"),
+        (lambda: gpu_rs.privacy_profile(10, 1, 0.1).delta(-1.0), "eps"),
+        (lambda: gpu_rs.privacy_profile(10, 1, 0.1).epsilon(1.5), "delta"),
+    ],
+)
+def test_bad_input(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
+
+
+def test_cli_profile(capsys):
+    assert cli_main(["profile", "--n", "1000", "--bits", "1", "--q", "0.25", "--delta", "1e-6", "--backend", "numpy"]) == 0
+    out = capsys.readouterr().out
+    assert "eps(1e-06)" in out and "scope     homogeneous" in out
+    assert cli_main(["profile", "--n", "100", "--bits", "2", "--q", "0.2", "--eps", "0.5", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["lower"] <= d["upper"] and d["eps"] == 0.5
+    assert cli_main(["profile", "--n", "100", "--bits", "2", "--q", "0.2"]) == 2
+    assert "exactly one of" in capsys.readouterr().err
