@@ -80,13 +80,16 @@ class PrivacyProfile(ToDict):
         if ax is None:
             fig = Figure(figsize=(7, 4.5)) if path else plt.figure(figsize=(7, 4.5))
             ax = fig.subplots()
+        uppers = [d.upper for d in found if d.upper > 0]
+        floor = max(1e-30, 0.1 * min(uppers)) if uppers else 1e-30  # a lower end of 0 is drawn at the floor
         for name, color in (("forward", "C0"), ("reverse", "C1")):
             band = [getattr(d, name) for d in found]
             if all(b is not None for b in band):
                 lo, hi = np.array([b[0] for b in band]), np.array([b[1] for b in band])
-                ax.fill_between(grid, np.maximum(lo, 1e-300), np.maximum(hi, 1e-300), color=color, alpha=0.4)
-                ax.plot(grid, np.maximum(hi, 1e-300), color=color, lw=1, label=f"{name} order (certified band)")
-        ax.plot(grid, [max(d.upper, 1e-300) for d in found], "k--", lw=1, label=f"scope={self.scope}: upper end")
+                ax.fill_between(grid, np.maximum(lo, floor), np.maximum(hi, floor), color=color, alpha=0.35)
+                ax.plot(grid, np.maximum(hi, floor), color=color, lw=1, label=f"{name} order (certified band)")
+        ax.plot(grid, [max(d.upper, floor) for d in found], "k--", lw=1, label=f"scope={self.scope}: upper end")
+        ax.set_ylim(floor, 1.5)
         ax.set_yscale("log")
         ax.set_xlabel("ε")
         ax.set_ylabel("δ(ε)")

@@ -122,3 +122,10 @@ def test_cli_profile(capsys):
     assert d["lower"] <= d["upper"] and d["eps"] == 0.5
     assert cli_main(["profile", "--n", "100", "--bits", "2", "--q", "0.2"]) == 2
     assert "exactly one of" in capsys.readouterr().err
+
+
+def test_plot_writes_a_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "profile.png"
+    gpu_rs.privacy_profile(300, 1, 0.2, backend="numpy").plot([0.1, 0.3, 0.6], path=str(path))
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
