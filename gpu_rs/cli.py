@@ -218,7 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(p, q=True, eps_required=False)
     p.add_argument("--delta", type=_float_type("in (0, 1)"), metavar="DELTA", help="give eps(DELTA), 0 < DELTA < 1")
     p.add_argument(
-        "--rel-width", type=_float_type("> 0"), metavar="W", help="target width of delta, relative (API default 1e-2)"
+        "--rel-width", type=_float_type("> 0"), metavar="W", help="target width of delta, relative (API default 1e-3)"
     )
     _add_scope(p)
     _add_run_options(p, json_help="print one JSON object (DeltaBound or EpsilonBound .to_dict()) on stdout")

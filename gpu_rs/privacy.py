@@ -55,7 +55,10 @@ class PrivacyProfile(ToDict):
         return tuple(self.delta(float(e)) for e in np.asarray(eps, dtype=float).ravel())
 
     def epsilon(self, delta: float | Sequence[float] | np.ndarray, eps_tol: float = 1e-3) -> Any:
-        """Certified ``ε(δ)``, the smallest ``ε`` with ``δ(ε) <= delta``: an :class:`EpsilonBound` (or a tuple)."""
+        """Certified ``ε(δ)``, the smallest ``ε`` with ``δ(ε) <= delta``: an :class:`EpsilonBound` (or a tuple).
+
+        Bisection stops when the interval is narrower than ``eps_tol`` times its upper end.
+        """
         eps_tol = check_open("eps_tol", eps_tol, 0.0, 1.0)
         if np.ndim(delta) == 0:
             found = self.engine.epsilon(check_open("delta", delta, 0.0, 1.0), eps_tol)
@@ -106,7 +109,7 @@ def privacy_profile(
     q: float,
     *,
     scope: str = "homogeneous",
-    rel_width: float = 1e-2,
+    rel_width: float = 1e-3,
     abs_width: float = 1e-12,
     max_queries: int = 400,
     backend: str = "auto",

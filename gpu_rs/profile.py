@@ -191,7 +191,7 @@ class Profile:
             lo, at_lo = (hi, at_hi) if at_hi.lower > delta else (lo, at_lo)
             hi = min(2.0 * hi, top)
             at_hi = self.delta(hi)
-        while hi - lo > eps_tol * max(1.0, lo):
+        while hi - lo > eps_tol * max(hi, 1e-6):
             mid = 0.5 * (lo + hi)
             d = self.delta(mid)
             if d.upper <= delta:
@@ -200,5 +200,5 @@ class Profile:
                 lo, at_lo = mid, d
             else:  # delta lies inside d's interval: neither side is certified at mid
                 break
-        met = hi - lo <= eps_tol * max(1.0, lo)
+        met = hi - lo <= eps_tol * max(hi, 1e-6)
         return EpsilonBound(delta, lo, 0.5 * (lo + hi), hi, at_hi, at_lo, met)
