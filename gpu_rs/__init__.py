@@ -26,6 +26,7 @@ Module map (the engine reads top to bottom in :mod:`gpu_rs.pipeline`)::
                                          + majorants.py (Vaaler's trigonometric majorants)
                                          + phase.py (exact phase reduction)
     privacy profile privacy.py (privacy_profile: δ(ε), ε(δ))  profile.py (from certified tails)
+                    calibrate_profile.py (calibrate(delta=...))  qsearch.py (the search for q, shared)
                     profile_results.py  profile_exact.py (exact one-bit profile, for tests)
     exact pairs     pairs.py (pair_tail: one ordered pair, exact rationals)
                     search.py (worst_pairs: every pair of a small N, L up to symmetry)
@@ -37,6 +38,7 @@ Module map (the engine reads top to bottom in :mod:`gpu_rs.pipeline`)::
 
 from .bounds import ErrorBudget
 from .calibrate import Calibration, calibrate
+from .calibrate_profile import ProfileCalibration
 from .closed_forms import local_dp_q, moments, precision_sigma, three_sigma_q
 from .distribution import RatioDistribution, ratio_distribution
 from .errors import CalibrationError, MemoryBudgetError
@@ -55,6 +57,7 @@ __all__ = [
     "PairSearch",
     "PairTail",
     "PrivacyProfile",
+    "ProfileCalibration",
     "RatioDistribution",
     "TailBound",
     "calibrate",

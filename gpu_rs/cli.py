@@ -179,12 +179,15 @@ def build_parser() -> argparse.ArgumentParser:
         "rule and local DP.",
     )
     _add_common(p, q=False, eps_required=True)
-    p.add_argument(
-        "--eta",
+    target = p.add_mutually_exclusive_group(required=True)
+    target.add_argument(
+        "--eta", type=_float_type("in (0, 1)"), metavar="ETA", help="target tail probability, 0 < ETA < 1"
+    )
+    target.add_argument(
+        "--delta",
         type=_float_type("in (0, 1)"),
-        required=True,
-        metavar="ETA",
-        help="target tail probability, 0 < ETA < 1",
+        metavar="DELTA",
+        help="calibrate (eps, delta)-DP instead: certified delta(eps) <= DELTA, 0 < DELTA < 1",
     )
     p.add_argument(
         "--q-tol", type=_float_type("> 0"), metavar="TOL", help="bisection tolerance on q (API default 1e-6)"
@@ -437,6 +440,8 @@ def _cmd_profile(args: argparse.Namespace) -> int:
 def _cmd_calibrate(args: argparse.Namespace) -> int:
     import gpu_rs
 
+    if args.delta is not None:
+        return _calibrate_delta(args)
     eta = args.eta
     with _Progress("calibrating", quiet=args.quiet) as progress:
         count = 0
@@ -462,6 +467,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
             **_eps_kwargs(args),
             **_set(q_tol=args.q_tol, rel_width=args.rel_width),
         )
+    assert isinstance(c, gpu_rs.Calibration)
     _warn_unmet(c.tail)
     if not c.monotone:
         print(
@@ -497,6 +503,44 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
         print("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
     print()
     print(f"backend {c.backend}, {len(c.steps)} tail queries, {c.seconds:.3g} s")
+    for note in c.notes:
+        print(f"note: {note}")
+    return EXIT_OK
+
+
+def _calibrate_delta(args: argparse.Namespace) -> int:
+    import gpu_rs
+    from gpu_rs.calibrate_profile import ProfileCalibration
+
+    with _Progress("calibrating", quiet=args.quiet) as progress:
+
+        def step(info: dict[str, Any]) -> None:
+            verdict = "<= delta" if info["upper"] <= args.delta else " > delta"
+            progress.line(
+                f"{PROG}: {info['phase']:<7s} q={info['q']:.8f}  delta in "
+                f"[{info['lower']:.4e}, {info['upper']:.4e}] {verdict}  {info['seconds']:.2f} s"
+            )
+
+        c = gpu_rs.calibrate(
+            args.n,
+            args.bits,
+            delta=args.delta,
+            scope=args.scope,
+            k=args.k,
+            backend=args.backend,
+            progress=step,
+            **_eps_kwargs(args),
+            **_set(q_tol=args.q_tol, rel_width=args.rel_width),
+        )
+    assert isinstance(c, ProfileCalibration)
+    if args.json:
+        _print_json(c)
+        return EXIT_OK
+    print(f"calibrate  n={c.n}, bits={c.bits}, eps={c.eps:.6g}, delta={c.delta:g}")
+    print(f"q = {c.q:.8g}  (to within {c.q_tol:g}): certified delta({c.eps:.6g}) <= {c.at_q.upper:.4e} <= delta")
+    print(f"scope {c.scope}: {c.guarantee}")
+    print(f"sigma(d^): calibrated {c.sigma_calibrated:.4g}, local DP (q={c.local_dp_q:.6f}) {c.sigma_local_dp:.4g}")
+    print(f"backend {c.backend}, {len(c.steps)} delta queries, {c.seconds:.3g} s")
     for note in c.notes:
         print(f"note: {note}")
     return EXIT_OK

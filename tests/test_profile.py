@@ -132,3 +132,27 @@ def test_plot_writes_a_png(tmp_path):
     path = tmp_path / "profile.png"
     gpu_rs.privacy_profile(300, 1, 0.2, backend="numpy").plot([0.1, 0.3, 0.6], path=str(path))
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(("n", "eps", "delta"), [(1000, 0.5, 1e-6), (300, 1.0, 1e-4)])
+def test_calibrate_to_delta_against_exact_sums(n, eps, delta):
+    c = gpu_rs.calibrate(n, 1, eps, delta=delta, backend="numpy")
+    assert isinstance(c, gpu_rs.ProfileCalibration) and c.scope == "homogeneous"
+    assert c.at_q.upper <= delta and 0 < c.q < 0.5
+    exact = max(delta_one_bit(n, c.q, eps, True)[1], delta_one_bit(n, c.q, eps, False)[1])
+    assert exact <= delta
+    below = gpu_rs.privacy_profile(n, 1, c.q - c.q_tol, backend="numpy").delta(eps)
+    assert below.upper > delta  # q - q_tol does not certify
+    assert json.loads(json.dumps(gpu_rs.serialize.plain(c.to_dict())))["q"] == c.q
+
+
+def test_calibrate_to_delta_input_and_cli(capsys):
+    with pytest.raises(ValueError, match="exactly one"):
+        gpu_rs.calibrate(100, 1, 0.5, 1e-3, delta=1e-6)
+    with pytest.raises(ValueError, match="delta"):
+        gpu_rs.calibrate(100, 1, 0.5, delta=1.5)
+    args = ["calibrate", "--n", "1000", "--bits", "1", "--eps", "0.5", "--delta", "1e-6", "--quiet"]
+    assert cli_main(args) == 0
+    assert "certified delta(0.5) <=" in capsys.readouterr().out
+    assert cli_main([*args, "--eta", "1e-3"]) == 2
+    assert "not allowed with argument" in capsys.readouterr().err
