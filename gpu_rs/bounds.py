@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from .floats import UNIT
+from .floats import TINY, UNIT
 from .serialize import ToDict
 
 STRICT = False
@@ -162,6 +162,8 @@ class Bounds:
         """
         lower = k_lo * self.lower
         upper = k_hi * self.upper
+        if upper == 0.0 and k_hi > 0.0 and self.upper > 0.0:
+            upper = TINY  # the product underflowed; the probability it bounds is positive
         budget = self.budget.scaled(k_lo).add(roundoff=(k_hi - k_lo) * self.upper)
         return self._like(lower, upper, budget)
 

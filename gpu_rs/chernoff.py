@@ -37,6 +37,8 @@ def _root(law: SumLaw, f: Callable[[float], float]) -> float | None:
         if f(lo) <= 0:
             break
         lo -= 20.0
+    else:  # no sign change down to θ ≈ 0 (x within rounding of the mean, or θ underflowing)
+        return None
     return brentq(f, lo, hi, xtol=1e-12, maxiter=200)
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from .atoms import Kind, record_atoms
 from .bounds import Bounds
-from .floats import EXP_LIMIT, UNIT
+from .floats import EXP_LIMIT, TINY, UNIT
 from .laws import Cut, SumLaw, log_mass, restricted
 
 
@@ -68,7 +68,9 @@ class Crossing:
     @property
     def keep(self) -> tuple[float, float]:
         """``P[A]`` bracketed."""
-        return math.exp(self.log_keep - self.keep_error), math.exp(min(0.0, self.log_keep + self.keep_error))
+        # An upper bound that underflows stands as the smallest positive float: P[A] > 0.
+        hi = max(math.exp(min(0.0, self.log_keep + self.keep_error)), TINY)
+        return math.exp(self.log_keep - self.keep_error), hi
 
     def combine(self, inner: Bounds) -> Bounds:
         """The answer for ``X`` from bounds on ``P[Y ∈ cut | A]``."""
@@ -81,7 +83,7 @@ class Crossing:
 
 
 def _threshold(query: Query, mins: float, value_error: float) -> tuple[float, float]:
-    """``y = t − mins`` and a bound on its relative error (``mins = Σ count · w_min``)."""
+    """``y = t − mins`` and a bound on its absolute error (``mins = Σ count · w_min``)."""
     if query.log_t > EXP_LIMIT:
         raise ValueError(f"the threshold e^{query.log_t:.4g} overflows float64: eps is too large for n")
     t = math.exp(query.log_t)
@@ -91,7 +93,7 @@ def _threshold(query: Query, mins: float, value_error: float) -> tuple[float, fl
         + mins * (value_error + 4.0 * UNIT)
         + 4.0 * UNIT * (t + mins)
     )
-    return y, (err / abs(y) if y != 0.0 else math.inf)
+    return y, err
 
 
 def split(query: Query) -> Crossing:
@@ -114,20 +116,20 @@ def split(query: Query) -> Crossing:
         mins += count * math.exp(at.log_values[0])
         laws.append((at, small, count))
     err += 4.0 * UNIT * abs(log_keep)
-    y, slack = _threshold(query, mins, value_error)
-    slack += value_error + 8.0 * UNIT
+    y, y_err = _threshold(query, mins, value_error)
+    slack = value_error + 8.0 * UNIT
     # One bit: every kind has the atoms {w_0, w_1} and Y = step · J with integer J;
     # work in units of the step (the gaps become exactly 0 and 1).
     lattice = query.bits == 1 and len({kind.power for kind, _ in query.parts}) == 1
     steps = [float(at.gaps[1]) for at, _ in kinds if at.gaps.shape[0] > 1]
     step = steps[0] if lattice and steps else 1.0
     if lattice:
-        y /= step
+        y, y_err = y / step, y_err / step
         slack += 4.0 * UNIT
     parts = tuple(
         (restricted(at.gaps / step, at.log_probs, at.probs, at.prob_error, at.exact, small), count)
         for at, small, count in laws
     )
-    width = abs(y) * slack
+    width = y_err + abs(y) * slack  # absolute: y may be 0 (the threshold at the smallest sum)
     cut = Cut(y - width, y + width, query.inclusive, query.upper)
     return Crossing(SumLaw(parts), log_keep, err, cut, query.upper)

@@ -72,7 +72,7 @@ def tail_bounds(query: Query, plan: Plan, xp: Any) -> Bounds:
     if cross.law is None:
         return Bounds.point(1.0 if query.upper else 0.0)
     k_lo, k_hi = cross.keep
-    if k_hi <= 0.0 or math.log(k_hi) < -EXP_LIMIT:
+    if math.log(k_hi) < -EXP_LIMIT:
         # P[A] is below 1e-304: bracket the answer without solving for Y.
         return cross.combine(Bounds.make(0.0, 1.0, ErrorBudget(truncation=1.0), "exact"))
     law, cut = cross.law, cross.cut

@@ -156,3 +156,28 @@ def test_calibrate_to_delta_input_and_cli(capsys):
     assert "certified delta(0.5) <=" in capsys.readouterr().out
     assert cli_main([*args, "--eta", "1e-3"]) == 2
     assert "not allowed with argument" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("n", "bits", "eps0"), [(1000, 1, 4.0), (10**5, 1, 4.0), (300, 2, 3.0)])
+def test_generic_bounds_never_below_the_certified_profile(n, bits, eps0):
+    # the generic shuffle bounds hold for every pair, so for the homogeneous pair too
+    from gpu_rs.generic_bounds import closed_form_epsilon, local_epsilon, numerical_epsilon
+
+    q = 1.0 / (1.0 + math.exp(eps0 / bits))
+    assert math.isclose(local_epsilon(bits, q), eps0, rel_tol=1e-12)
+    e = gpu_rs.privacy_profile(n, bits, q, rel_width=1e-2, backend="numpy").epsilon(1e-6, eps_tol=1e-2)
+    assert closed_form_epsilon(n, eps0, 1e-6) >= e.lower
+    assert numerical_epsilon(n, eps0, 1e-6) >= e.lower
+
+
+def test_sufficient_dp_and_delta_relations():
+    # in each order: delta(eps) <= P[R > e^eps], and P[R > e^eps'] <= delta(eps) / (1 - e^(eps - eps'))
+    n, bits, q, eps, eps2 = 2000, 2, 0.1, 0.3, 0.6
+    p = gpu_rs.privacy_profile(n, bits, q, backend="numpy")
+    d, d2 = p.delta(eps), p.delta(eps2)
+    t = {x.pair: x for x in gpu_rs.tail(n, bits, q, eps, backend="numpy").pairs}
+    t2 = {x.pair: x for x in gpu_rs.tail(n, bits, q, eps2, backend="numpy").pairs}
+    for name in ("forward", "reverse"):
+        assert getattr(d, name)[0] <= t[name].upper
+        assert getattr(d2, name)[0] <= t2[name].upper
+        assert t2[name].lower <= getattr(d, name)[1] / -math.expm1(eps - eps2)
