@@ -10,9 +10,8 @@ from typing import Any
 
 from .calibrate_profile import ProfileCalibration, calibrate_delta
 from .closed_forms import local_dp_q, precision_sigma, three_sigma_q
-from .errors import CalibrationError
 from .provenance import provenance
-from .qsearch import Q_MAX, smallest_q
+from .qsearch import Queries, smallest_q
 from .results import TailBound
 from .serialize import ToDict
 from .tail import tail
@@ -168,31 +167,16 @@ def calibrate(
         raise ValueError("eta must be a number in (0, 1): got None")
     eta = check_open("eta", eta, 0.0, 1.0)
     q_tol = check_open("q_tol", q_tol, 0.0, 0.01)
-    steps: list[dict[str, Any]] = []
-    seen: dict[float, TailBound] = {}
-    phase = ["bracket"]  # the search sets phase[0]; each step reports it
 
-    def query(q: float, width: float = rel_width) -> TailBound:
-        """The certified tail at ``q`` (each ``q`` is queried once, at the width first asked)."""
-        if q not in seen:
-            # Only "upper <= eta?" matters: tails far below eta need no finer width than this.
-            b = tail(n, bits, q, eps, scope=scope, k=k, rel_width=width, abs_width=0.1 * width * eta, backend=backend)
-            seen[q] = b
-            step = {"q": q, "lower": b.lower, "upper": b.upper, "seconds": b.seconds, "phase": phase[0]}
-            steps.append(step)
-            if progress is not None:
-                progress(step)
-        return seen[q]
+    def compute(q: float, width: float) -> tuple[TailBound, float]:
+        # Only "upper <= eta?" matters: tails far below eta need no finer width than this.
+        b = tail(n, bits, q, eps, scope=scope, k=k, rel_width=width, abs_width=0.1 * width * eta, backend=backend)
+        return b, b.seconds
 
-    top = query(Q_MAX)
-    if top.upper > eta:
-        raise CalibrationError(
-            f"eta={eta:g} cannot be met for any q < 1/2: at q={Q_MAX} the certified tail is "
-            f"in [{top.lower:.3e}, {top.upper:.3e}]"
-        )
-    hi, notes, violations = smallest_q(n, bits, eps, eta, q_tol, rel_width, query, seen, phase)
+    query = Queries(compute, rel_width, progress)
+    hi, notes, violations = smallest_q(n, bits, eps, eta, q_tol, query, ("eta", "tail"))
     three_q = three_tail = three_sigma = None
-    phase[0] = "compare"
+    query.phase = "compare"
     try:
         three_q = three_sigma_q(n, bits, eps)
         three_tail = query(three_q)
@@ -200,7 +184,7 @@ def calibrate(
     except ValueError as exc:
         notes.append(f"3-sigma rule: {exc}")
     ldp = local_dp_q(bits, eps)
-    final = seen[hi]
+    final = query.seen[hi]
     if not final.met:
         notes.append(
             f"the tail at q could not be computed to rel_width={rel_width:g}; its certified width is {final.width:.3e}"
@@ -216,7 +200,7 @@ def calibrate(
         guarantee=final.guarantee,
         tail=final,
         q_tol=q_tol,
-        steps=steps,
+        steps=query.steps,
         monotone=not violations,
         violations=violations,
         three_sigma_q=three_q,

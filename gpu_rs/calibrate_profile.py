@@ -8,11 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .closed_forms import local_dp_q, precision_sigma
-from .errors import CalibrationError
 from .privacy import GUARANTEES, privacy_profile
 from .profile_results import DeltaBound
 from .provenance import provenance
-from .qsearch import Q_MAX, smallest_q
+from .qsearch import Queries, smallest_q
 from .serialize import ToDict
 
 
@@ -69,34 +68,17 @@ def calibrate_delta(
 ) -> ProfileCalibration:
     """The search of :func:`gpu_rs.calibrate` on certified ``δ(ε)`` (arguments already checked)."""
     start = time.perf_counter()
-    steps: list[dict[str, Any]] = []
-    seen: dict[float, DeltaBound] = {}
-    phase = ["bracket"]
     used = [backend]
 
-    def query(q: float, width: float = rel_width) -> DeltaBound:
-        """The certified ``δ(ε)`` at ``q`` (each ``q`` is queried once, at the width first asked)."""
-        if q not in seen:
-            t0 = time.perf_counter()
-            prof = privacy_profile(
-                n, bits, q, scope=scope, rel_width=width, abs_width=0.1 * width * delta, backend=backend
-            )
-            seen[q] = prof.delta(eps)
-            used[0] = prof.backend
-            step = {"q": q, "lower": seen[q].lower, "upper": seen[q].upper, "seconds": time.perf_counter() - t0}
-            steps.append({**step, "phase": phase[0]})
-            if progress is not None:
-                progress(steps[-1])
-        return seen[q]
+    def compute(q: float, width: float) -> tuple[DeltaBound, float]:
+        t0 = time.perf_counter()
+        prof = privacy_profile(n, bits, q, scope=scope, rel_width=width, abs_width=0.1 * width * delta, backend=backend)
+        used[0] = prof.backend
+        return prof.delta(eps), time.perf_counter() - t0
 
-    top = query(Q_MAX)
-    if top.upper > delta:
-        raise CalibrationError(
-            f"delta={delta:g} cannot be met for any q < 1/2 at eps={eps:g}: at q={Q_MAX} the certified "
-            f"delta is in [{top.lower:.3e}, {top.upper:.3e}]"
-        )
-    hi, notes, violations = smallest_q(n, bits, eps, delta, q_tol, rel_width, query, seen, phase)
-    final = seen[hi]
+    query = Queries(compute, rel_width, progress)
+    hi, notes, violations = smallest_q(n, bits, eps, delta, q_tol, query, ("delta", "delta"))
+    final = query.seen[hi]
     if not final.met:
         notes.append(f"delta at q could not be computed to rel_width={rel_width:g}")
     ldp = local_dp_q(bits, eps)
@@ -110,7 +92,7 @@ def calibrate_delta(
         guarantee=GUARANTEES[scope],
         at_q=final,
         q_tol=q_tol,
-        steps=steps,
+        steps=query.steps,
         monotone=not violations,
         violations=violations,
         local_dp_q=ldp,

@@ -440,18 +440,17 @@ def _cmd_profile(args: argparse.Namespace) -> int:
 def _cmd_calibrate(args: argparse.Namespace) -> int:
     import gpu_rs
 
-    if args.delta is not None:
-        return _calibrate_delta(args)
-    eta = args.eta
+    # Exactly one of --eta (sufficient DP) and --delta ((eps, delta)-DP) is given.
+    name, target, quantity = ("eta", args.eta, "tail") if args.delta is None else ("delta", args.delta, "delta")
     with _Progress("calibrating", quiet=args.quiet) as progress:
         count = 0
 
         def step(info: dict[str, Any]) -> None:
             nonlocal count
             count += 1
-            verdict = "<= eta" if info["upper"] <= eta else " > eta"
+            verdict = f"<= {name}" if info["upper"] <= target else f" > {name}"
             progress.line(
-                f"{PROG}: {info['phase']:<7s} query {count:3d}  q={info['q']:.8f}  tail in "
+                f"{PROG}: {info['phase']:<7s} query {count:3d}  q={info['q']:.8f}  {quantity} in "
                 f"[{info['lower']:.4e}, {info['upper']:.4e}] {verdict}  "
                 f"{info['seconds']:.2f} s"
             )
@@ -459,7 +458,8 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
         c = gpu_rs.calibrate(
             args.n,
             args.bits,
-            eta=eta,
+            eta=args.eta,
+            delta=args.delta,
             scope=args.scope,
             k=args.k,
             backend=args.backend,
@@ -467,7 +467,8 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
             **_eps_kwargs(args),
             **_set(q_tol=args.q_tol, rel_width=args.rel_width),
         )
-    assert isinstance(c, gpu_rs.Calibration)
+    if not isinstance(c, gpu_rs.Calibration):
+        return _print_delta_calibration(c, args.json)
     _warn_unmet(c.tail)
     if not c.monotone:
         print(
@@ -508,32 +509,9 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _calibrate_delta(args: argparse.Namespace) -> int:
-    import gpu_rs
-    from gpu_rs.calibrate_profile import ProfileCalibration
-
-    with _Progress("calibrating", quiet=args.quiet) as progress:
-
-        def step(info: dict[str, Any]) -> None:
-            verdict = "<= delta" if info["upper"] <= args.delta else " > delta"
-            progress.line(
-                f"{PROG}: {info['phase']:<7s} q={info['q']:.8f}  delta in "
-                f"[{info['lower']:.4e}, {info['upper']:.4e}] {verdict}  {info['seconds']:.2f} s"
-            )
-
-        c = gpu_rs.calibrate(
-            args.n,
-            args.bits,
-            delta=args.delta,
-            scope=args.scope,
-            k=args.k,
-            backend=args.backend,
-            progress=step,
-            **_eps_kwargs(args),
-            **_set(q_tol=args.q_tol, rel_width=args.rel_width),
-        )
-    assert isinstance(c, ProfileCalibration)
-    if args.json:
+def _print_delta_calibration(c: Any, as_json: bool) -> int:
+    """Report a calibration to (eps, delta) (a ``ProfileCalibration``)."""
+    if as_json:
         _print_json(c)
         return EXIT_OK
     print(f"calibrate  n={c.n}, bits={c.bits}, eps={c.eps:.6g}, delta={c.delta:g}")

@@ -37,35 +37,70 @@ Query = Callable[[float, float], Any]
 """``(q, width) -> a certified value`` with ``lower``, ``estimate`` and ``upper``."""
 
 
+class Queries:
+    """Certified values by ``q``, each computed once at the width first asked.
+
+    ``compute(q, width)`` returns ``(value, seconds)``. Every new value is a step
+    ``{"q", "lower", "upper", "seconds", "phase"}``, passed to ``progress``; the search sets
+    ``phase`` ("bracket", "search", "scan", "check") and the caller may set its own.
+    """
+
+    def __init__(
+        self,
+        compute: Callable[[float, float], tuple[Any, float]],
+        rel_width: float,
+        progress: Callable[[dict[str, Any]], Any] | None,
+    ) -> None:
+        self.compute, self.rel_width, self.progress = compute, rel_width, progress
+        self.seen: dict[float, Any] = {}
+        self.steps: list[dict[str, Any]] = []
+        self.phase = "bracket"
+
+    def __call__(self, q: float, width: float | None = None) -> Any:
+        if q not in self.seen:
+            value, seconds = self.compute(q, self.rel_width if width is None else width)
+            self.seen[q] = value
+            step = {"q": q, "lower": value.lower, "upper": value.upper, "seconds": seconds, "phase": self.phase}
+            self.steps.append(step)
+            if self.progress is not None:
+                self.progress(step)
+        return self.seen[q]
+
+
 def smallest_q(
     n: int,
     bits: int,
     eps: float,
     target: float,
     q_tol: float,
-    rel_width: float,
-    query: Query,
-    seen: dict[float, Any],
-    phase: list[str],
+    query: Queries,
+    what: tuple[str, str],
 ) -> tuple[float, list[str], list[dict[str, float]]]:
     """``(q, notes, violations)``: the smallest certified ``q`` found, within ``q_tol``.
 
-    ``query(q, width)`` returns the certified value at ``q`` (``seen`` holds every one, by
-    ``q``); ``phase[0]`` is set to the current phase for the caller's progress report.
+    ``what`` names the target and the value for messages (``("eta", "tail")``).
     Raises :class:`CalibrationError` if even ``q`` just below 1/2 does not certify, or the
     answer is within :data:`NOISE` of 1/2.
     """
+    name, quantity = what
+    rel_width = query.rel_width
+    top = query(Q_MAX)
+    if top.upper > target:
+        raise CalibrationError(
+            f"{name}={target:g} cannot be met for any q < 1/2 at eps={eps:g}: at q={Q_MAX} the certified "
+            f"{quantity} is in [{top.lower:.3e}, {top.upper:.3e}]"
+        )
 
     def ok(q: float) -> bool:
         return bool(query(q, rel_width).upper <= target)
 
     lo, hi = _bracket(n, bits, eps, q_tol, ok)
-    phase[0] = "search"
+    query.phase = "search"
     hi = _illinois(lo, hi, q_tol, target, rel_width, query)
     notes: list[str] = []
     # Not monotone in q (for small L it oscillates as lattice points cross the threshold;
     # for large L an atom crossing it makes it jump): look below for certified dips.
-    phase[0] = "scan"
+    query.phase = "scan"
     lowest = _scan(hi, bits, target, q_tol, lambda q: query(q, max(rel_width, COARSE)))
     if lowest < hi:
         notes.append(f"not monotone in q: q={lowest:.8g} below the search's answer {hi:.8g} also certifies")
@@ -76,7 +111,7 @@ def smallest_q(
             else lowest
         )
     # q - q_tol (and a few points below) must not certify: check, and move down if one does.
-    phase[0] = "check"
+    query.phase = "check"
     moved = True
     while moved:
         moved = False
@@ -92,7 +127,7 @@ def smallest_q(
             "no information about the data (every report is nearly a fair coin flip per bit)"
         )
     # Monotonicity, at the widths computed, over every point queried near the answer.
-    near = sorted((q, b) for q, b in seen.items() if abs(q - hi) <= SPARSE[2])
+    near = sorted((q, b) for q, b in query.seen.items() if abs(q - hi) <= SPARSE[2])
     violations = [
         {"q_low": qa, "q_high": qb, "upper_at_low": a.upper, "lower_at_high": b.lower}
         for i, (qa, a) in enumerate(near)
