@@ -72,13 +72,10 @@ class Order:
         """Certified ``(lower, upper)`` of ``P[R > e^x]`` (one engine query, cached)."""
         if x not in self.cache:
             log_n = math.log(self.n)
-            err = 4.0 * UNIT * (abs(log_n) + abs(x))
-            if self.forward:
-                query = Query(self.bits, self.q, ((ZERO, self.n - 1), (ONE, 1)), log_n + x, True, False, err)
-            else:
-                query = Query(self.bits, self.q, ((ZERO, self.n),), log_n - x, False, False, err)
-            b = tail_bounds(query, self.plan, self.xp)
-            self.cache[x] = (float(b.lower), float(b.upper))
+            if self.forward:  # P[X > N e^x], X with the outlier
+                self.cache[x] = self._query(True, log_n + x, True, self.plan)
+            else:  # P[X′ < N e^−x], X′ of N zero vectors
+                self.cache[x] = self._query(False, log_n - x, False, self.plan)
         return self.cache[x]
 
     def _query(self, outlier: bool, log_t: float, upper: bool, plan: Plan) -> tuple[float, float]:
