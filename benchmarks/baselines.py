@@ -11,7 +11,7 @@
 * the seed's 3σ rule is :func:`gpu_rs.three_sigma_q` itself (see :mod:`benchmarks.cases`).
 
 Everything here uses NumPy/SciPy only, and reuses nothing of the engine except the atoms
-``w_l`` and their binomial probabilities (:func:`gpu_rs.atoms.record_atoms`).
+``w_l`` and their binomial probabilities (:func:`gpu_rs.engine.atoms.record_atoms`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import numpy as np
 import scipy.fft
 from scipy.stats import beta
 
-from gpu_rs.atoms import ONE, ZERO, record_atoms
+from gpu_rs.engine.atoms import ONE, ZERO, record_atoms
 
 CONFIDENCE = 0.999
 """Two-sided confidence of the Monte Carlo interval."""

@@ -8,46 +8,87 @@ The contract is ``docs/spec.md``: :func:`tail` bounds ``P[R > e^ε]``,
 :func:`pair_tail` and :func:`worst_pairs` compute, exactly, the tail of any
 one neighbouring pair and the worst pair of a small population (``docs/worst-case.md``).
 
-Module map (the engine reads top to bottom in :mod:`gpu_rs.pipeline`)::
+Reader's guide: the folders are the layers, each importing only from those above it in
+this list (``tests/test_architecture.py`` checks it). Read the first file named in each.
 
-    public API      tail.py  calibrate.py  distribution.py  closed_forms.py  cli.py  doctor.py
-    results         results.py (TailBound)  bounds.py (Bounds, ErrorBudget)  serialize.py
-    pipeline.py     atoms → crossing split → width plan → dispatch → combination
-      atoms.py        atom values w_l^power and exact probabilities of one record kind
-      crossing.py     split off atoms that decide the event alone; lower tails as complements
-      laws.py         Law, SumLaw (Σ count_i · law_i), Cut, restrict
-      dispatch.py     the ordered table of methods:
-        support         (dispatch.py)    threshold outside the support
-        chernoff        chernoff.py      Chernoff tails and quantiles from the exact MGF
-        lattice         lattice.py       exact DFT inversion of an integer count (one bit)
-        enumeration     enumeration.py   every count vector of a small sum
-        conditioned     conditioning.py  condition on rare heavy atoms, one problem per branch
-        fourier         fourier.py       window + charfn.py (φ with error bounds)
-                                         + majorants.py (Vaaler's trigonometric majorants)
-                                         + phase.py (exact phase reduction)
-    privacy profile privacy.py (privacy_profile: δ(ε), ε(δ))  profile.py (from certified tails)
-                    calibrate_profile.py (calibrate(delta=...))  qsearch.py (the search for q, shared)
-                    profile_results.py  profile_exact.py (exact one-bit profile, for tests)
-    exact pairs     pairs.py (pair_tail: one ordered pair, exact rationals)
-                    search.py (worst_pairs: every pair of a small N, L up to symmetry)
-                    histograms.py (exact laws of output histograms)  pair_results.py
-    scopes          scopes.py (forward / reverse / homogeneous / all)  backgrounds.py (L = 1)
-                    clones.py (the proven bound for every pair, L >= 2)
-    support         validation.py (argument checks)  floats.py (constants)  backend.py  errors.py
+``common/``
+    What every layer needs and no layer owns: ``limits.py`` (the accepted range of every
+    argument), ``validation.py`` (the argument checks and ``Problem``), ``floats.py``
+    (named float64 constants), ``backend.py`` (NumPy / CuPy / array-api-strict),
+    ``errors.py``, ``serialize.py``, ``provenance.py``, ``bisection.py``, ``logspace.py``.
+``engine/``
+    The certified tail of a sum of independent finite-atom variables; no word of users,
+    pairs or privacy. **``pipeline.py`` first**: atoms → crossing split → width plan →
+    dispatch → combination. ``bounds.py`` holds the one result value (``Bounds`` and its
+    ``ErrorBudget``) and every rule that combines them; ``dispatch.py`` the ordered table
+    of methods (``chernoff.py``, ``lattice.py``, ``enumeration.py``, ``conditioning.py``,
+    ``fourier.py`` with ``charfn.py``, ``majorants.py``, ``phase.py``).
+``pairs/``
+    Neighbouring collections turned into engine queries. **``scopes.py`` first**
+    (forward, homogeneous, all); ``backgrounds.py`` (every background for one bit),
+    ``clones.py`` (the bound proven for every pair), ``exact.py`` and ``worst.py``
+    (exact rational tails of small pairs, and the worst pair of a small population).
+``quantities/``
+    What users ask for. **``tail.py`` first**; ``profile.py`` (``δ(ε)``, ``ε(δ)``),
+    ``distribution.py``, ``closed_forms.py`` (the seed's moments and 3σ rule),
+    ``krand_moments.py`` (exact moments for k reports per user), result types beside them.
+``calibration/``
+    The search for ``q``. **``calibrate.py`` first**; ``search.py`` (the search shared by
+    both targets), ``profile_target.py`` (calibration to ``δ``), ``results.py``.
+``cli/``
+    The ``gpu-rs`` program: ``main.py`` first, one module per subcommand,
+    ``arguments.py``, ``output.py``, ``progress.py``, ``doctor.py``.
+``reference/``
+    Code kept only for comparison and tests, never imported by the product: the generic
+    shuffle bounds, the exact one-bit profile, the seed's k-randomization rule.
+
+The names below are loaded on first use, so ``gpu-rs --version`` starts without the engine.
 """
 
-from .bounds import ErrorBudget
-from .calibrate import Calibration, calibrate
-from .calibrate_profile import ProfileCalibration
-from .closed_forms import local_dp_q, moments, precision_sigma, three_sigma_q
-from .distribution import RatioDistribution, ratio_distribution
-from .errors import CalibrationError, MemoryBudgetError
-from .pair_results import PairSearch, PairTail
-from .pairs import pair_tail
-from .privacy import PrivacyProfile, privacy_profile
-from .results import TailBound
-from .search import worst_pairs
-from .tail import tail
+from __future__ import annotations
+
+import importlib as _importlib
+from typing import TYPE_CHECKING
+
+from gpu_rs.common.provenance import package_version as _package_version
+
+if TYPE_CHECKING:
+    from gpu_rs.calibration.calibrate import calibrate
+    from gpu_rs.calibration.results import Calibration, ProfileCalibration
+    from gpu_rs.common.errors import CalibrationError, MemoryBudgetError
+    from gpu_rs.engine.bounds import ErrorBudget
+    from gpu_rs.pairs.exact import pair_tail
+    from gpu_rs.pairs.results import PairSearch, PairTail
+    from gpu_rs.pairs.worst import worst_pairs
+    from gpu_rs.quantities.closed_forms import local_dp_q, moments, precision_sigma, three_sigma_q
+    from gpu_rs.quantities.distribution import RatioDistribution, ratio_distribution
+    from gpu_rs.quantities.profile import PrivacyProfile, privacy_profile
+    from gpu_rs.quantities.results import TailBound
+    from gpu_rs.quantities.tail import tail
+
+_HOMES = {
+    "Calibration": "gpu_rs.calibration.results",
+    "CalibrationError": "gpu_rs.common.errors",
+    "ErrorBudget": "gpu_rs.engine.bounds",
+    "MemoryBudgetError": "gpu_rs.common.errors",
+    "PairSearch": "gpu_rs.pairs.results",
+    "PairTail": "gpu_rs.pairs.results",
+    "PrivacyProfile": "gpu_rs.quantities.profile",
+    "ProfileCalibration": "gpu_rs.calibration.results",
+    "RatioDistribution": "gpu_rs.quantities.distribution",
+    "TailBound": "gpu_rs.quantities.results",
+    "calibrate": "gpu_rs.calibration.calibrate",
+    "local_dp_q": "gpu_rs.quantities.closed_forms",
+    "moments": "gpu_rs.quantities.closed_forms",
+    "pair_tail": "gpu_rs.pairs.exact",
+    "precision_sigma": "gpu_rs.quantities.closed_forms",
+    "privacy_profile": "gpu_rs.quantities.profile",
+    "ratio_distribution": "gpu_rs.quantities.distribution",
+    "tail": "gpu_rs.quantities.tail",
+    "three_sigma_q": "gpu_rs.quantities.closed_forms",
+    "worst_pairs": "gpu_rs.pairs.worst",
+}
+"""Where each public name is defined."""
 
 __all__ = [
     "Calibration",
@@ -71,4 +112,21 @@ __all__ = [
     "three_sigma_q",
     "worst_pairs",
 ]
-__version__ = "0.2.0"
+__version__ = _package_version("gpu-rs")
+
+
+def __getattr__(name: str) -> object:
+    """Load a public name from its module on first use (PEP 562)."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'gpu_rs' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])
+
+
+del TYPE_CHECKING, annotations  # keep the namespace to the public API

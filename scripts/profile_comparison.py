@@ -20,8 +20,9 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import gpu_rs  # noqa: E402
-from gpu_rs.clones import delta_upper  # noqa: E402
-from gpu_rs.generic_bounds import closed_form_epsilon, numerical_epsilon  # noqa: E402
+from gpu_rs.common.bisection import bisect_true_end  # noqa: E402
+from gpu_rs.pairs.clones import delta_upper  # noqa: E402
+from gpu_rs.reference.generic_bounds import closed_form_epsilon, numerical_epsilon  # noqa: E402
 
 BITS = (1, 2, 5, 8, 40)
 NS = (10**3, 10**4, 10**5, 10**6, 10**7)
@@ -29,14 +30,7 @@ NS = (10**3, 10**4, 10**5, 10**6, 10**7)
 
 def proven_epsilon(n, bits, q, delta, top):
     """Smallest ε (bisection, 30 steps) with our proven every-pair δ(ε) <= delta."""
-    lo, hi = 0.0, top
-    for _ in range(30):
-        mid = 0.5 * (lo + hi)
-        if delta_upper(n, bits, q, mid)[0] <= delta:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return bisect_true_end(lambda eps: delta_upper(n, bits, q, eps)[0] <= delta, 0.0, top, steps=30)
 
 
 def main(argv=None):

@@ -116,8 +116,10 @@ def section_33(out, ratio, rows, label):
         )
     out.append("")
     out.extend(f"- {s}" for s in notes)
-    out.append("- The inclusive tail P[R ≥ λ] (the seed's convention) was also computed at every seed q; "
-               "it equals the strict one within the certified intervals unless stated above.")
+    out.append(
+        "- The inclusive tail P[R ≥ λ] (the seed's convention) was also computed at every seed q; "
+        "it equals the strict one within the certified intervals unless stated above."
+    )
     out.append("")
     return stats
 
@@ -135,8 +137,11 @@ def summary(stats, gains):
         )
     lines.append(f"- The other {len(right)} rows of §3.3 do follow from (3.15) (|Δq| ≤ 5e-4).")
     devs = [((b.lower + b.upper) / 2 - t) / t for _, _, _, t, _, b in right]
-    low = [f"N = {n}, λ = {lab}: {t} vs {(b.lower + b.upper) / 2:.4g}" for n, lab, _, t, _, b in right
-           if b.lower > t * 1.005]
+    low = [
+        f"N = {n}, λ = {lab}: {t} vs {(b.lower + b.upper) / 2:.4g}"
+        for n, lab, _, t, _, b in right
+        if b.lower > t * 1.005
+    ]
     same = [f"N = {n}, λ = {lab}" for n, lab, _, t, _, b in right if b.lower <= t * 1.005]
     lines.append(
         "- **§3.3 tails**: the reported p(R ≥ λ) were estimated, not computed. The exact tail exceeds "
@@ -144,11 +149,11 @@ def summary(stats, gains):
         + (f"; only {', '.join(same)} agrees to 0.5%." if same else ".")
     )
     lines += [
-        "- **§3.4 heading**: \"Using the experimental setup for λ = 2\" quotes the λ = e² rows "
+        '- **§3.4 heading**: "Using the experimental setup for λ = 2" quotes the λ = e² rows '
         "(q = 0.1692, 0.1424, 0.1310 with their tails).",
-        "- **§3.4 (3.17)**: \"p^3 5\" means p^5. The third line of (3.17) does not follow from the second "
+        '- **§3.4 (3.17)**: "p^3 5" means p^5. The third line of (3.17) does not follow from the second '
         "(it has φ^L where the variance has φ^(2L)), and Maurer's inequality bounds the *lower* deviation "
-        "E S − S of a sum of non-negative variables, so it is no bound on P[R > λ]. The quoted \"bounds\" "
+        'E S − S of a sum of non-negative variables, so it is no bound on P[R > λ]. The quoted "bounds" '
         "are close to the second line.",
     ]
     ldp, m_ldp, _ = gains[(5, "local DP (4.2), recomputed")]
@@ -157,7 +162,7 @@ def summary(stats, gains):
     _, _, g_cal = gains[(5, "calibrated, η = 0.001")]
     lines.append(
         f"- **§4, L = 5**: the local-DP multiplier √(qp)/(p−q) at q = {ldp:.4f} is {m_ldp:.2f}, not 7.5. "
-        f"The \"12 fold\" gain ({g_seed:.1f}) uses the wrong q = 0.1778, whose tail is ≈ 0.043; with the "
+        f'The "12 fold" gain ({g_seed:.1f}) uses the wrong q = 0.1778, whose tail is ≈ 0.043; with the '
         f"3σ q the gain is {g3:.1f}, and with a q certified for η = 1e-3 it is {g_cal:.1f}."
     )
     _, _, g40 = gains[(40, "sufficient privacy, seed's q")]
@@ -172,7 +177,9 @@ def summary(stats, gains):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "seed-tables.md"))
+    ap.add_argument(
+        "--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "seed-tables.md")
+    )
     args = ap.parse_args(argv)
     e2 = math.exp(2.0)
     out = [
@@ -184,7 +191,7 @@ def main(argv=None):
         "Certified tails are `gpu_rs.tail` intervals `[lower, upper]` for the strict tail P[R > λ] "
         "(SPEC §1), default `rel_width=1e-3`, with `scope=\"forward\"`: the seed's pair in the seed's "
         "order, the quantity the seed computes. That pair is not the worst case (docs/worst-case.md); "
-        "the \"reverse order\" and \"both orders\" columns show the other order of the same pair, and "
+        'the "reverse order" and "both orders" columns show the other order of the same pair, and '
         "docs/worst-case.md the bound proven for every pair. Calibrated q: `gpu_rs.calibrate` (q_tol = 1e-6), "
         "certified `tail.upper ≤ η`. λ = 2 is taken exactly (the seed writes e^0.693 = 2).",
         "",
@@ -198,10 +205,10 @@ def main(argv=None):
     out += [
         "## §3.4 Maurer bound (3.17), β = 3",
         "",
-        "The seed's heading says λ = 2; the rows are the λ = e² rows of §3.3. \"(3.17) 2nd line\" is "
-        "exp(−β²σ²/(2 Σ E X_i²)) with the exact variance; \"3rd line\" is the printed simplification.",
+        'The seed\'s heading says λ = 2; the rows are the λ = e² rows of §3.3. "(3.17) 2nd line" is '
+        'exp(−β²σ²/(2 Σ E X_i²)) with the exact variance; "3rd line" is the printed simplification.',
         "",
-        "| N | q | seed p(R ≥ λ) | certified P[R > λ] | seed \"bound\" | (3.17) 2nd line | (3.17) 3rd line |",
+        '| N | q | seed p(R ≥ λ) | certified P[R > λ] | seed "bound" | (3.17) 2nd line | (3.17) 3rd line |',
         "|---|---|---|---|---|---|---|",
     ]
     for n, q, t_seed, bound in MAURER:
@@ -214,7 +221,7 @@ def main(argv=None):
     b305, b35 = tail(n40, l40, q305, e2), tail(n40, l40, q35, e2)
     out += [
         "The seed's second numbers use β²/2 alone (L = 40, N = 10⁷, λ = e²): "
-        f"exp(−3.05²/2) = {math.exp(-3.05**2 / 2):.4f} (seed 0.0096), exp(−3.5²/2) = {math.exp(-3.5**2 / 2):.4f} "
+        f"exp(−3.05²/2) = {math.exp(-(3.05**2) / 2):.4f} (seed 0.0096), exp(−3.5²/2) = {math.exp(-(3.5**2) / 2):.4f} "
         "(seed 0.002). "
         f"The μ + βσ = λ rule gives q = {q305:.4f} for β = 3.05 and q = {q35:.4f} for β = 3.5, "
         f"a difference of {q35 - q305:.4f} (seed: 0.0025). The certified tails there are {iv(b305)} "
@@ -226,11 +233,25 @@ def main(argv=None):
     out += ["## §4 Precision gain", ""]
     gains = {}
     for n, bits, ratio, label, seed_q, seed_ldp, claims in [
-        (5000, 5, 2.0, "2", 0.1778, 0.465,
-         "seed: local-DP q = 0.465 with σ = 7.5√N; sufficient privacy q = 0.1778 with σ = 0.6√N; \"12 fold\""),
-        (10**7, 40, e2, "e²", 0.351, 0.4875,
-         "seed: local-DP q = 0.4875, deviation ×20, ±200K; sufficient privacy q = 0.351, ×1.6, "
-         "\"the 12.5 precision increase\", error ≤ 15K"),
+        (
+            5000,
+            5,
+            2.0,
+            "2",
+            0.1778,
+            0.465,
+            'seed: local-DP q = 0.465 with σ = 7.5√N; sufficient privacy q = 0.1778 with σ = 0.6√N; "12 fold"',
+        ),
+        (
+            10**7,
+            40,
+            e2,
+            "e²",
+            0.351,
+            0.4875,
+            "seed: local-DP q = 0.4875, deviation ×20, ±200K; sufficient privacy q = 0.351, ×1.6, "
+            '"the 12.5 precision increase", error ≤ 15K',
+        ),
     ]:
         ldp = gpu_rs.local_dp_q(bits, ratio=ratio)
         q3 = gpu_rs.three_sigma_q(n, bits, ratio=ratio)

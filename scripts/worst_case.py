@@ -53,14 +53,20 @@ def section_one_bit(out):
     out += [
         "### One bit: other backgrounds",
         "",
-        "`scope=\"all\"` for L = 1 is the certified maximum over every background (§3). "
+        '`scope="all"` for L = 1 is the certified maximum over every background (§3). '
         "Backgrounds are written as (zeros, ones) of the N − 1 other users; the changing user goes 0 → 1.",
         "",
         "| N | q | ε | forward (seed's pair and order) | reverse order | every pair | worst background |",
         "|---|---|---|---|---|---|---|",
     ]
-    for n, q, eps in [(1000, 0.1, 0.5), (1000, 0.1, 0.25), (100, 0.1, 0.5), (100, 0.25, 0.25),
-                      (10_000, 0.1, 0.25), (10_000, 0.02, 1.0)]:
+    for n, q, eps in [
+        (1000, 0.1, 0.5),
+        (1000, 0.1, 0.25),
+        (100, 0.1, 0.5),
+        (100, 0.25, 0.25),
+        (10_000, 0.1, 0.25),
+        (10_000, 0.02, 1.0),
+    ]:
         fwd, rev = orders(n, 1, q, math.exp(eps))
         # abs_width=0: resolve the worst background even where every tail is far below 1e-12
         a = gpu_rs.tail(n, 1, q, eps, scope="all", abs_width=0.0, backend=BACKEND)
@@ -115,7 +121,7 @@ def section_forward_calibration(out):
     out += [
         "### What calibrating with the seed's pair ships",
         "",
-        "q calibrated with `scope=\"forward\"` (the seed's quantity, what gpu_rs 0.1 computed) for η = 10⁻³ "
+        'q calibrated with `scope="forward"` (the seed\'s quantity, what gpu_rs 0.1 computed) for η = 10⁻³ '
         "at N = 1000, then every scope evaluated at that q:",
         "",
         "| L, λ | q (forward, η = 1e-3) | forward | reverse order | every pair: lower end, proven upper end |",
@@ -133,7 +139,7 @@ def section_forward_calibration(out):
         "",
         f"The reverse order alone exceeds η at L = {', '.join(sorted({str(b) for b, _ in over}))}, by a factor "
         f"of {min(f for _, f in over):.1f} to {max(f for _, f in over):.0f}. For L ≥ 2 the lower end of "
-        "\"every pair\" is the larger order of the homogeneous pair, and nothing better than the proven "
+        '"every pair" is the larger order of the homogeneous pair, and nothing better than the proven '
         "upper end is known for the maximum.",
         "",
     ]
@@ -147,13 +153,19 @@ def section_seed(out):
         "|---|---|---|---|---|",
     ]
     factors, cost = [], []
-    for n, bits, q, ratio in [(1000, 5, 0.2446, 2.0), (5000, 5, 0.1778, 2.0), (1000, 5, 0.1692, E2),
-                              (5000, 5, 0.1310, E2), (10**7, 40, 0.351, E2)]:
+    for n, bits, q, ratio in [
+        (1000, 5, 0.2446, 2.0),
+        (5000, 5, 0.1778, 2.0),
+        (1000, 5, 0.1692, E2),
+        (5000, 5, 0.1310, E2),
+        (10**7, 40, 0.351, E2),
+    ]:
         fwd, rev = orders(n, bits, q, ratio)
         a = tail(n, bits, q, ratio, "all")
         qs = [calibrated(n, bits, ratio, 1e-3, s) for s in ("forward", "homogeneous", "all")]
-        out.append(f"| {n:,}, {bits}, {q}, {lam_name(ratio)} | {iv(fwd)} | {iv(rev)} | {a.upper:.4g} "
-                   f"| {' / '.join(qs)} |")
+        out.append(
+            f"| {n:,}, {bits}, {q}, {lam_name(ratio)} | {iv(fwd)} | {iv(rev)} | {a.upper:.4g} | {' / '.join(qs)} |"
+        )
         factors.append((bits, a.upper / max(fwd.upper, rev.upper)))
         if "none" not in qs[1] + qs[2]:
             grow = gpu_rs.precision_sigma(1, float(qs[2])) / gpu_rs.precision_sigma(1, float(qs[1]))
@@ -168,8 +180,12 @@ def section_seed(out):
         f"{max(c[3] for c in cost if c[1] == 5):.2f}. For L = 40 at N = 10⁷ and the seed's q = 0.351 it "
         "proves nothing (a bound of 1): the probability that a user is a clone, p_d = 2 r^L/(1 + r^d), "
         "is about 10⁻¹¹, so there are no clones to hide among."
-        + (f" It certifies η = 10⁻³ from q = {n40[0][2]:.4f} on, at {n40[0][3]:.2f} times the estimation "
-           "error of the homogeneous pair's q." if n40 else "")
+        + (
+            f" It certifies η = 10⁻³ from q = {n40[0][2]:.4f} on, at {n40[0][3]:.2f} times the estimation "
+            "error of the homogeneous pair's q."
+            if n40
+            else ""
+        )
         + " Whether the true worst case is nearer the homogeneous pair or the clone bound is open (§7).",
         "",
     ]
@@ -217,7 +233,7 @@ stochastic order, so
     T(a) = P′_a[K ≥ k*(a)] ≤ P′_a[K ≥ k*(a2)] ≤ P′_{a1}[K ≥ k*(a2)],
     T(a) ≤ P′_a[K ≥ k*(a2)] ≤ P′_{a2}[K ≥ k*(a2) − (a2 − a1)]     (B_a ≤_st B_{a2} + (a2 − a)),
 
-and where k*(a1) = k*(a2) the first line gives T(a) ≤ T(a1). `gpu_rs.backgrounds` splits the
+and where k*(a1) = k*(a2) the first line gives T(a) ≤ T(a1). `gpu_rs.pairs.backgrounds` splits the
 range of a into intervals, evaluates the ends exactly (every count in a window, the rest bounded),
 and splits an interval while its bound exceeds the best background found by more than the width
 asked. Each k* is bracketed from certified comparisons of ρ with θ (both rounded outwards); an
@@ -258,7 +274,7 @@ Q(E) ≤ e^{−ε′} P(E) and P(E) − e^ε Q(E) ≤ δ(ε), hence
 
     P[R > e^{ε′}] ≤ δ(ε) / (1 − e^{ε − ε′})   for every ε < ε′.
 
-`gpu_rs.clones` takes the maximum of δ_d over d = 1 … L, the best of 23 values of ε below ε′,
+`gpu_rs.pairs.clones` takes the maximum of δ_d over d = 1 … L, the best of 23 values of ε below ε′,
 and computes δ_d = Σ_c P(C = c) δ_c: given c clones the ratio is monotone in A, so δ_c is a
 binomial tail at a computed index (each side bracketed the unfavourable way); adding a clone is
 itself a post-processing, so δ_c does not increase with c and the sum over c is bounded block by
@@ -285,7 +301,9 @@ OPEN = """
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "worst-case.md"))
+    ap.add_argument(
+        "--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "worst-case.md")
+    )
     args = ap.parse_args(argv)
     out = [
         "# The worst case over all neighbouring collections",
@@ -311,7 +329,7 @@ def main(argv=None):
     out += [
         "## 6. Which scope to use",
         "",
-        "- Shipping a collection: `scope=\"all\"`. It is the only scope that is a guarantee. For L = 1 it "
+        '- Shipping a collection: `scope="all"`. It is the only scope that is a guarantee. For L = 1 it '
         "is exact; for L ≥ 2 it is a proven upper bound, loose by the factor the table above shows.",
         "- `homogeneous` (the default) is the natural extension of the seed's analysis and the number to "
         "compare with its tables; it is a lower bound on the true worst case, not an upper bound.",

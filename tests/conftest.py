@@ -30,9 +30,9 @@ def pytest_configure(config):
     )
     # Every error budget must add up to its interval's width: fail loudly if a
     # combination rule misattributes more than rounding.
-    import gpu_rs.bounds
+    import gpu_rs.engine.bounds
 
-    gpu_rs.bounds.STRICT = True
+    gpu_rs.engine.bounds.STRICT = True
 
 
 @pytest.fixture(params=BACKENDS, scope="session")
@@ -41,7 +41,7 @@ def backend(request):
     if name == "array_api_strict" and importlib.util.find_spec("array_api_strict") is None:
         pytest.skip("array-api-strict is not installed")
     if name == "cupy":
-        from gpu_rs.backend import cupy_available
+        from gpu_rs.common.backend import cupy_available
 
         if importlib.util.find_spec("cupy") is None:
             pytest.skip("CuPy is not installed (pip install 'gpu-rs[gpu]' on a CUDA machine)")

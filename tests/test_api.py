@@ -12,7 +12,7 @@ import pytest
 
 import cpu_fallback
 import gpu_rs
-from gpu_rs.backend import cupy_available, resolve_backend
+from gpu_rs.common.backend import cupy_available, resolve_backend
 
 
 @pytest.mark.parametrize("name", ["tail", "calibrate", "ratio_distribution", "moments", "three_sigma_q"])

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 import gpu_rs
-from gpu_rs.backend import resolve_backend
-from gpu_rs.cli import _Progress, build_parser, main
+from gpu_rs.common.backend import resolve_backend
+from gpu_rs.cli.main import build_parser, main
+from gpu_rs.cli.progress import Progress
 
 N, BITS, Q, EPS = 1000, 5, 0.2446, math.log(2)
 PROBLEM = ["--n", str(N), "--bits", str(BITS)]
@@ -295,7 +296,7 @@ class _Terminal(io.StringIO):
 
 def test_progress_ticker_only_on_a_terminal():
     tty = _Terminal()
-    with _Progress("working", quiet=False, stream=tty, delay=0.0, period=0.01) as p:
+    with Progress("working", quiet=False, stream=tty, delay=0.0, period=0.01) as p:
         time.sleep(0.05)
         p.line("step 1")
     assert "gpu-rs: working ..." in tty.getvalue()
@@ -303,13 +304,13 @@ def test_progress_ticker_only_on_a_terminal():
     assert tty.getvalue().endswith("\r\033[K") or tty.getvalue().endswith("step 1\n")
 
     plain = io.StringIO()
-    with _Progress("working", quiet=False, stream=plain, delay=0.0, period=0.01) as p:
+    with Progress("working", quiet=False, stream=plain, delay=0.0, period=0.01) as p:
         time.sleep(0.05)
         p.line("step 1")
     assert plain.getvalue() == "step 1\n"
 
     quiet = _Terminal()
-    with _Progress("working", quiet=True, stream=quiet, delay=0.0, period=0.01) as p:
+    with Progress("working", quiet=True, stream=quiet, delay=0.0, period=0.01) as p:
         time.sleep(0.05)
         p.line("step 1")
     assert quiet.getvalue() == ""

@@ -1,4 +1,4 @@
-"""The generalized engine (``gpu_rs.pipeline``): sums of any record kinds, both tails,
+"""The generalized engine (``gpu_rs.engine.pipeline``): sums of any record kinds, both tails,
 squared atoms, and error budgets that add up to the interval's width.
 
 Oracles: exact enumeration of both count vectors (``oracles.tail_sum_enumerate``), and the
@@ -15,10 +15,10 @@ import pytest
 
 import oracles as O
 from conftest import check_bracket
-from gpu_rs.atoms import ONE, ZERO, Kind
-from gpu_rs.backend import get_backend
-from gpu_rs.crossing import Query
-from gpu_rs.pipeline import Plan, tail_bounds
+from gpu_rs.engine.atoms import ONE, ZERO, Kind
+from gpu_rs.common.backend import get_backend
+from gpu_rs.engine.crossing import Query
+from gpu_rs.engine.pipeline import Plan, tail_bounds
 
 PLAN = Plan(rel_width=1e-3, abs_width=1e-12, max_terms=1 << 20)
 
@@ -112,7 +112,7 @@ def test_tiny_lower_tails_are_never_rounded_away(abs_width):
 
 def test_budget_rules_add_up():
     """Each combination rule's budget adds up to its width before any settling."""
-    from gpu_rs.bounds import Bounds, ErrorBudget
+    from gpu_rs.engine.bounds import Bounds, ErrorBudget
 
     inner = Bounds(0.25, 0.3, ErrorBudget(discretization=0.04, truncation=0.01), "test")
     for b in (inner.complement(), inner.scaled(0.5, 0.6), inner.crossed(0.7, 0.8, 0.2, 0.3),

@@ -1,13 +1,13 @@
 """k-randomization (SPEC §1.3, docs/k-randomization.md): oracles, exact moments, tail bounds.
 
 * the law of the shuffled output from its definition, and the ratio ``e_k(w)/C(kN, k)``;
-* the closed-form exact moments (``gpu_rs/k_moments.py``) against brute force, exactly;
+* the closed-form exact moments (``gpu_rs/quantities/krand_moments.py``) against brute force, exactly;
 * the seed's (6.1), (6.2) against brute force: where and by how much they fail;
 * the tail-bound inequalities of docs/k-randomization.md §5 outcome by outcome, and the
   certified brackets they give;
 * the 3σ rules and σ(d̂).
 
-``gpu_rs/k_moments.py`` is standalone (it imports nothing from the rest of ``gpu_rs``); it is
+``gpu_rs/quantities/krand_moments.py`` is standalone (it imports nothing from the rest of ``gpu_rs``); it is
 loaded by path so that these checks do not depend on the rest of the package importing.
 Whole module without the slow cases: ~30 s (the two slow cases: ~2 min).
 """
@@ -26,20 +26,12 @@ import oracles as O
 import oracles_krand as K
 import pytest
 
-
-def _load_k_moments():
-    name = "gpu_rs_k_moments_standalone"
-    if name in sys.modules:
-        return sys.modules[name]
-    path = Path(__file__).resolve().parents[1] / "gpu_rs" / "k_moments.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+from gpu_rs.quantities import krand_moments
+from gpu_rs.quantities.closed_forms import precision_sigma
+from gpu_rs.reference import seed_krand
 
 
-km = _load_k_moments()
+km = krand_moments
 
 TINY = [  # (n, bits, k): every ordered output can be enumerated
     (1, 1, 1),
@@ -203,8 +195,8 @@ def test_seed_bounds_transcription():
         b = ((q**5 + p**5) / (q * p) ** 2) ** bits
         mean_b = (1 + a / M) ** k
         var_b = (a / M + b / M**2) ** k - (F(1, M) + a * a / M**2) ** k
-        assert km.seed_k_moment_bounds(n, bits, q, k) == (mean_b, var_b)
-        fm, fv = km.seed_k_moment_bounds(n, bits, float(q), k)
+        assert seed_krand.seed_k_moment_bounds(n, bits, q, k) == (mean_b, var_b)
+        fm, fv = seed_krand.seed_k_moment_bounds(n, bits, float(q), k)
         assert abs(fm - float(mean_b)) <= 1e-13 * float(mean_b)
         assert abs(fv - float(var_b)) <= 1e-12 * float(var_b)
 
@@ -216,7 +208,7 @@ def _seed_ratios(Ns):
             for k in (1, 2, 3):
                 for q in QS:
                     mean, var = K.moments_brute(n, bits, q, k)
-                    mb, vb = km.seed_k_moment_bounds(n, bits, q, k)
+                    mb, vb = seed_krand.seed_k_moment_bounds(n, bits, q, k)
                     out[(bits, n, k, q)] = (mean / mb, var / vb)
     return out
 
@@ -494,7 +486,7 @@ def test_three_sigma_rules_l40():
     """L = 40, N = 1e7, λ = e²: the seed's (6.3) gives q = 0.351 at k = 1 and decreasing q;
     the exact moments need more noise as k grows (0.3509 → 0.3597 for k = 1 → 10)."""
     n, bits, eps = 10**7, 40, 2.0
-    seed = [km.seed_three_sigma_q_k(n, bits, eps, k) for k in (1, 2, 3, 5, 10)]
+    seed = [seed_krand.seed_three_sigma_q_k(n, bits, eps, k) for k in (1, 2, 3, 5, 10)]
     exact = [km.three_sigma_q_k(n, bits, eps, k) for k in (1, 2, 3, 5, 10)]
     assert abs(seed[0] - 0.351) < 5e-4 and abs(exact[0] - 0.3509) < 1e-4
     assert seed == sorted(seed, reverse=True)
@@ -511,7 +503,7 @@ def test_three_sigma_impossible_names_eps():
     with pytest.raises(ValueError, match="eps"):
         km.three_sigma_q_k(10, 3, 1e-15, 2)
     with pytest.raises(ValueError, match="eps"):
-        km.seed_three_sigma_q_k(10, 3, 1e-15, 2)
+        seed_krand.seed_three_sigma_q_k(10, 3, 1e-15, 2)
     with pytest.raises(ValueError, match=r"^eps must"):
         km.three_sigma_q_k(10, 3, -1.0, 2)
 
@@ -533,7 +525,7 @@ def test_precision_sigma_k_exact(n, k, d, q):
     var = sum(law[m] * (dhat[m] - mean) ** 2 for m in law)
     assert mean == d
     assert var == n * p * q / (k * (p - q) ** 2)
-    assert abs(km.precision_sigma_k(n, float(q), k) - math.sqrt(float(var))) <= 1e-14 * math.sqrt(float(var))
+    assert abs(precision_sigma(n, float(q), k) - math.sqrt(float(var))) <= 1e-14 * math.sqrt(float(var))
     # the seed's printed σ(d̂) = sqrt((N/k) sqrt(qp)/(p − q)) is a different number
     seed = math.sqrt(n / k * math.sqrt(float(q * p)) / float(p - q))
     assert abs(seed - math.sqrt(float(var))) > 1e-3

@@ -1,7 +1,7 @@
 """The certified privacy profile (SPEC §1.2) against exact oracles.
 
 Oracles: the exact one-bit profile of both orders (sums in log space,
-``gpu_rs.profile_exact``), and exact enumeration of every output histogram for
+``gpu_rs.reference.profile_exact``), and exact enumeration of every output histogram for
 small N and L (``oracles_pairs.pair_delta``), including every neighbouring pair
 for ``scope="all"``.
 """
@@ -16,8 +16,8 @@ import pytest
 
 import gpu_rs
 import oracles_pairs as op
-from gpu_rs.cli import main as cli_main
-from gpu_rs.profile_exact import delta_one_bit
+from gpu_rs.cli.main import main as cli_main
+from gpu_rs.reference.profile_exact import delta_one_bit
 
 
 def _contains(bounds, exact_lo, exact_hi, slack=1e-12):
@@ -97,7 +97,7 @@ def test_vectorized_and_to_dict():
     p = gpu_rs.privacy_profile(300, 2, 0.2, backend="numpy")
     found = p.delta([0.2, 0.4, 0.8])
     assert len(found) == 3 and all(a.upper >= b.upper for a, b in zip(found, found[1:], strict=False))
-    out = json.loads(json.dumps(gpu_rs.serialize.plain(p.to_dict())))
+    out = json.loads(json.dumps(gpu_rs.common.serialize.plain(p.to_dict())))
     assert out["scope"] == "homogeneous" and len(out["evaluated"]) == 3
 
 
@@ -143,7 +143,7 @@ def test_calibrate_to_delta_against_exact_sums(n, eps, delta):
     assert exact <= delta
     below = gpu_rs.privacy_profile(n, 1, c.q - c.q_tol, backend="numpy").delta(eps)
     assert below.upper > delta  # q - q_tol does not certify
-    assert json.loads(json.dumps(gpu_rs.serialize.plain(c.to_dict())))["q"] == c.q
+    assert json.loads(json.dumps(gpu_rs.common.serialize.plain(c.to_dict())))["q"] == c.q
 
 
 def test_calibrate_to_delta_input_and_cli(capsys):
@@ -161,7 +161,7 @@ def test_calibrate_to_delta_input_and_cli(capsys):
 @pytest.mark.parametrize(("n", "bits", "eps0"), [(1000, 1, 4.0), (10**5, 1, 4.0), (300, 2, 3.0)])
 def test_generic_bounds_never_below_the_certified_profile(n, bits, eps0):
     # the generic shuffle bounds hold for every pair, so for the homogeneous pair too
-    from gpu_rs.generic_bounds import closed_form_epsilon, local_epsilon, numerical_epsilon
+    from gpu_rs.reference.generic_bounds import closed_form_epsilon, local_epsilon, numerical_epsilon
 
     q = 1.0 / (1.0 + math.exp(eps0 / bits))
     assert math.isclose(local_epsilon(bits, q), eps0, rel_tol=1e-12)

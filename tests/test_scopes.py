@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import gpu_rs
-from gpu_rs.clones import tail_upper
-from gpu_rs.errors import TimeBudgetError
+from gpu_rs.pairs.clones import tail_upper
+from gpu_rs.common.errors import TimeBudgetError
 
 import oracles
 import oracles_pairs as op

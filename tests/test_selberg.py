@@ -7,10 +7,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from gpu_rs.charfn import spectrum
-from gpu_rs.laws import Law, SumLaw
-from gpu_rs.phase import split, turns
-from gpu_rs.majorants import interval_bounds, vaaler_weights
+from gpu_rs.engine.charfn import spectrum
+from gpu_rs.engine.laws import Law, SumLaw
+from gpu_rs.engine.phase import split, turns
+from gpu_rs.engine.majorants import interval_bounds, vaaler_weights
 
 
 def _selberg_poly(x: np.ndarray, alpha: float, K: int, sign: float) -> np.ndarray:

@@ -47,18 +47,16 @@ def test_mypy() -> None:
     assert out.returncode == 0, out.stdout + out.stderr
 
 
-def test_modules_are_small() -> None:
+def test_engine_modules_are_small() -> None:
     """Each engine module fits in one sitting (issue 8: well under 250 lines)."""
-    engine = ["atoms", "bounds", "charfn", "chernoff", "conditioning", "crossing", "dispatch", "enumeration",
-              "floats", "fourier", "lattice", "laws", "majorants", "phase", "pipeline", "validation"]
-    for name in engine:
-        lines = (ROOT / "gpu_rs" / f"{name}.py").read_text(encoding="utf-8").count("\n")
-        assert lines < 250, f"gpu_rs/{name}.py has {lines} lines"
+    for path in sorted((ROOT / "gpu_rs" / "engine").glob("*.py")):
+        lines = path.read_text(encoding="utf-8").count("\n")
+        assert lines < 250, f"{path.relative_to(ROOT)} has {lines} lines"
 
 
 def test_all_lists_the_public_api() -> None:
     public = {n for n, v in vars(gpu_rs).items() if not n.startswith("_") and not inspect.ismodule(v)}
-    assert set(gpu_rs.__all__) == public
+    assert public <= set(gpu_rs.__all__), public - set(gpu_rs.__all__)  # names load on first use
     for name in gpu_rs.__all__:
         assert hasattr(cpu_fallback, name), name
 

@@ -334,11 +334,11 @@ def test_phase_of_atoms_just_past_half_a_turn():
     # reduced modulo one turn, an error of 2 pi p in phi_k that the bounds did not see; here
     # it gave P in [0, -6.9e-6]. Both widths must give proper, overlapping intervals.
     import gpu_rs as api
-    import gpu_rs.fourier as fourier
-    from gpu_rs.atoms import ONE, ZERO
-    from gpu_rs.charfn import spectrum
-    from gpu_rs.crossing import Query
-    from gpu_rs.pipeline import Plan, tail_bounds
+    import gpu_rs.engine.fourier as fourier
+    from gpu_rs.engine.atoms import ONE, ZERO
+    from gpu_rs.engine.charfn import spectrum
+    from gpu_rs.engine.crossing import Query
+    from gpu_rs.engine.pipeline import Plan, tail_bounds
 
     n, bits, q, x = 10**7, 40, 0.351, 8.46875
     a = api.tail(n, bits, q, x, scope="forward", rel_width=2.5e-3, abs_width=2.5e-13, backend="numpy")

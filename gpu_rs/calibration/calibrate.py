@@ -1,0 +1,155 @@
+"""``calibrate``: the smallest flip probability whose certified tail is at most η."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from gpu_rs.calibration.profile_target import calibrate_delta
+from gpu_rs.calibration.results import Calibration, ProfileCalibration
+from gpu_rs.calibration.search import Queries, smallest_q
+from gpu_rs.common.provenance import provenance
+from gpu_rs.common.validation import Problem, check_k, check_open, check_scope, resolve_eps
+from gpu_rs.quantities.closed_forms import local_dp_q, precision_sigma, three_sigma_q
+from gpu_rs.quantities.results import TailBound
+from gpu_rs.quantities.tail import tail
+
+
+def calibrate(
+    n: int,
+    bits: int,
+    eps: float | None = None,
+    eta: float | None = None,
+    *,
+    delta: float | None = None,
+    ratio: float | None = None,
+    scope: str = "homogeneous",
+    k: int = 1,
+    q_tol: float = 1e-6,
+    rel_width: float = 1e-3,
+    backend: str = "auto",
+    progress: Callable[[dict[str, Any]], Any] | None = None,
+) -> Calibration | ProfileCalibration:
+    """The smallest ``q`` (within ``q_tol``) whose certified upper tail is ``<= eta`` (or ``δ(ε) <= delta``).
+
+    Parameters
+    ----------
+    n, bits
+        See :func:`gpu_rs.tail`.
+    eps : float, optional
+        Privacy level; give this or ``ratio = e^eps``.
+    eta : float
+        Probability cut-off, ``0 < eta < 1``, for sufficient DP ``P[R > e^eps] <= eta``.
+    delta : float, optional
+        Instead of ``eta``: calibrate (ε, δ)-DP, the smallest ``q`` whose certified
+        ``δ(ε)`` (:func:`gpu_rs.privacy_profile`) is ``<= delta``, ``0 < delta < 1``;
+        returns a :class:`~gpu_rs.calibration.profile_target.ProfileCalibration`.
+    scope : {"homogeneous", "forward", "all"}
+        The pairs the calibrated ``q`` must protect (see :func:`gpu_rs.tail`).
+    k : int
+        Randomized reports per user.
+    q_tol : float
+        Bisection tolerance on ``q``, ``0 < q_tol < 0.01``.
+    rel_width : float
+        Relative width asked of every tail query.
+    backend : {"auto", "numpy", "cupy"}
+        Array backend.
+    progress : callable, optional
+        Called with ``{"q", "lower", "upper", "seconds", "phase"}`` after each tail query; the
+        phase is ``"bracket"``, ``"search"``, ``"scan"`` (dips below the answer), ``"check"``
+        (``q − q_tol`` must not certify) or ``"compare"`` (the 3σ rule's ``q``).
+
+    Returns
+    -------
+    Calibration
+        ``tail(n, bits, c.q, eps).upper <= eta``; ``c.q - q_tol`` does not certify.
+
+    Raises
+    ------
+    CalibrationError
+        If even ``q`` just below 1/2 does not certify; the message names the tail reached.
+
+    Notes
+    -----
+    The tail is not proven monotone in ``q``. Bisection keeps the invariant
+    "``hi`` certifies, ``lo`` does not"; afterwards the tails at ``q - k q_tol``
+    are checked, and any that certifies moves the answer down. Pairs of
+    points where the certified intervals show the tail rising with ``q`` are
+    reported in ``violations``.
+    """
+    arguments = dict(locals())  # the call's arguments as given, for provenance
+    start = time.perf_counter()
+    eps = resolve_eps(eps, ratio)
+    Problem(n, bits, 0.25, eps)
+    scope = check_scope(scope)
+    k = check_k(k)
+    if delta is not None:
+        if eta is not None:
+            raise ValueError("give exactly one of eta (sufficient DP) or delta ((eps, delta)-DP)")
+        delta = check_open("delta", delta, 0.0, 1.0)
+        q_tol = check_open("q_tol", q_tol, 0.0, 0.01)
+        rel_width = check_open("rel_width", rel_width, 0.0, 1.0)
+        return calibrate_delta(
+            n,
+            bits,
+            eps,
+            delta,
+            scope=scope,
+            q_tol=q_tol,
+            rel_width=rel_width,
+            backend=backend,
+            progress=progress,
+            arguments=arguments,
+        )
+    if eta is None:
+        raise ValueError("eta must be a number in (0, 1): got None")
+    eta = check_open("eta", eta, 0.0, 1.0)
+    q_tol = check_open("q_tol", q_tol, 0.0, 0.01)
+
+    def compute(q: float, width: float) -> tuple[TailBound, float]:
+        # Only "upper <= eta?" matters: tails far below eta need no finer width than this.
+        b = tail(n, bits, q, eps, scope=scope, k=k, rel_width=width, abs_width=0.1 * width * eta, backend=backend)
+        return b, b.seconds
+
+    query = Queries(compute, rel_width, progress)
+    hi, notes, violations = smallest_q(n, bits, eps, eta, q_tol, query, ("eta", "tail"))
+    three_q = three_tail = three_sigma = None
+    query.phase = "compare"
+    try:
+        three_q = three_sigma_q(n, bits, eps)
+        three_tail = query(three_q)
+        three_sigma = precision_sigma(n, three_q)
+    except ValueError as exc:
+        notes.append(f"3-sigma rule: {exc}")
+    ldp = local_dp_q(bits, eps)
+    final = query.seen[hi]
+    if not final.met:
+        notes.append(
+            f"the tail at q could not be computed to rel_width={rel_width:g}; its certified width is {final.width:.3e}"
+        )
+    return Calibration(
+        n=n,
+        bits=bits,
+        eps=eps,
+        eta=eta,
+        q=hi,
+        scope=final.scope,
+        k=final.k,
+        guarantee=final.guarantee,
+        tail=final,
+        q_tol=q_tol,
+        steps=query.steps,
+        monotone=not violations,
+        violations=violations,
+        three_sigma_q=three_q,
+        three_sigma_tail=three_tail,
+        local_dp_q=ldp,
+        sigma_calibrated=precision_sigma(n, hi),
+        sigma_three_sigma=three_sigma,
+        sigma_local_dp=precision_sigma(n, ldp),
+        backend=final.backend,
+        seconds=time.perf_counter() - start,
+        notes=notes,
+        provenance=provenance(arguments, final.backend),
+    )

@@ -1,0 +1,67 @@
+"""Calibration to (ε, δ): the smallest flip probability whose certified ``δ(ε)`` is at most ``δ``."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from gpu_rs.calibration.results import ProfileCalibration
+from gpu_rs.calibration.search import Queries, smallest_q
+from gpu_rs.common.provenance import provenance
+from gpu_rs.pairs.scopes import guarantee
+from gpu_rs.quantities.closed_forms import local_dp_q, precision_sigma
+from gpu_rs.quantities.profile import privacy_profile
+from gpu_rs.quantities.profile_results import DeltaBound
+
+
+def calibrate_delta(
+    n: int,
+    bits: int,
+    eps: float,
+    delta: float,
+    *,
+    scope: str,
+    q_tol: float,
+    rel_width: float,
+    backend: str,
+    progress: Callable[[dict[str, Any]], Any] | None,
+    arguments: dict[str, Any],
+) -> ProfileCalibration:
+    """The search of :func:`gpu_rs.calibrate` on certified ``δ(ε)`` (arguments already checked)."""
+    start = time.perf_counter()
+    used = [backend]
+
+    def compute(q: float, width: float) -> tuple[DeltaBound, float]:
+        t0 = time.perf_counter()
+        prof = privacy_profile(n, bits, q, scope=scope, rel_width=width, abs_width=0.1 * width * delta, backend=backend)
+        used[0] = prof.backend
+        return prof.delta(eps), time.perf_counter() - t0
+
+    query = Queries(compute, rel_width, progress)
+    hi, notes, violations = smallest_q(n, bits, eps, delta, q_tol, query, ("delta", "delta"))
+    final = query.seen[hi]
+    if not final.met:
+        notes.append(f"delta at q could not be computed to rel_width={rel_width:g}")
+    ldp = local_dp_q(bits, eps)
+    return ProfileCalibration(
+        n=n,
+        bits=bits,
+        eps=eps,
+        delta=delta,
+        q=hi,
+        scope=scope,
+        guarantee=guarantee(scope, exact_all=False),
+        at_q=final,
+        q_tol=q_tol,
+        steps=query.steps,
+        monotone=not violations,
+        violations=violations,
+        local_dp_q=ldp,
+        sigma_calibrated=precision_sigma(n, hi),
+        sigma_local_dp=precision_sigma(n, ldp),
+        backend=used[0],
+        seconds=time.perf_counter() - start,
+        notes=notes,
+        provenance=provenance(arguments, used[0]),
+    )

@@ -1,0 +1,75 @@
+"""``gpu-rs tail``: certified bounds on ``P[R > e^eps]``."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Any
+
+from gpu_rs.cli.arguments import (
+    add_common,
+    add_run_options,
+    add_scope,
+    eps_kwargs,
+    float_type,
+    given,
+)
+from gpu_rs.cli.output import EXIT_OK, op, print_json, warn_unmet
+from gpu_rs.cli.progress import Progress
+
+
+def register(sub: Any) -> None:
+    """Add ``gpu-rs tail`` to the subcommands."""
+    p = sub.add_parser(
+        "tail",
+        help="certified bounds on P[R > e^eps]",
+        description="Certified bounds lower <= P[R > e^eps] <= upper (P[R >= e^eps] with --inclusive).",
+    )
+    add_common(p, q=True, eps_required=True)
+    p.add_argument("--inclusive", action="store_true", help="bound P[R >= e^eps] instead")
+    p.add_argument(
+        "--rel-width", type=float_type("> 0"), metavar="W", help="target width relative to the tail (API default 1e-3)"
+    )
+    p.add_argument(
+        "--abs-width",
+        type=float_type(">= 0"),
+        metavar="W",
+        help="absolute width that is always good enough (API default 1e-12)",
+    )
+    add_scope(p)
+    add_run_options(p, json_help="print one JSON object (TailBound.to_dict()) on stdout")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import gpu_rs
+
+    with Progress("computing the tail", quiet=args.quiet):
+        b = gpu_rs.tail(
+            args.n,
+            args.bits,
+            args.q,
+            scope=args.scope,
+            k=args.k,
+            inclusive=args.inclusive,
+            backend=args.backend,
+            **eps_kwargs(args),
+            **given(rel_width=args.rel_width, abs_width=args.abs_width),
+        )
+    warn_unmet(b)
+    if args.json:
+        print_json(b)
+        return EXIT_OK
+    rel = b.width / b.estimate if b.estimate > 0 else math.inf
+    print(f"P[R {op(b.inclusive)} {b.ratio:.6g}]  n={b.n}, bits={b.bits}, q={b.q:.6g}, eps={b.eps:.6g}")
+    print(f"  lower     {b.lower:.6e}")
+    print(f"  estimate  {b.estimate:.6e}")
+    print(f"  upper     {b.upper:.6e}")
+    print(f"  width     {b.width:.3e} (relative {rel:.3g}; asked {b.rel_width:g}{'' if b.met else ', NOT MET'})")
+    print(f"  {b.method}, backend {b.backend}, {b.grid_points} grid points, {b.seconds:.3g} s")
+    print(f"  scope     {b.scope}: {b.guarantee}")
+    if b.scope != "forward" or len(b.pairs) > 1:
+        print(f"  worst     {b.worst}")
+        for pair in b.pairs:
+            print(f"  pair      {pair.pair}: [{pair.lower:.6e}, {pair.upper:.6e}]")
+    return EXIT_OK

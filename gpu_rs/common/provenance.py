@@ -1,0 +1,30 @@
+"""Where a result came from: package versions, backend, time and the arguments of the call."""
+
+from __future__ import annotations
+
+import datetime
+import platform
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+
+def package_version(name: str) -> str:
+    """The installed version of distribution ``name`` (``"not installed"`` if it is not)."""
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "not installed"
+
+
+def provenance(arguments: dict[str, Any], backend: str) -> dict[str, Any]:
+    """A JSON-ready record of the call: ``gpu_rs``, NumPy and SciPy versions, Python, the
+    backend, a UTC timestamp and the arguments as given."""
+    return {
+        "gpu_rs": package_version("gpu-rs"),
+        "numpy": package_version("numpy"),
+        "scipy": package_version("scipy"),
+        "python": platform.python_version(),
+        "backend": backend,
+        "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "arguments": {k: v for k, v in arguments.items() if k != "progress"},
+    }

@@ -1,0 +1,138 @@
+"""``scope="all"`` for more than one bit: a proven upper bound by the clone reduction.
+
+Let ``x, x'`` differ in ``d`` bits and ``y`` be any vector. Every report ``z`` has
+``M(y)(z) >= (p_d/2)(M(x)(z) + M(x')(z))`` with ``p_d = 2 r^L / (1 + r^d)``
+(``r = q/p``; the minimum is at ``y`` the complement of ``x`` and ``z = x``), so every
+other user is, with probability ``p_d``, a *clone* whose report is distributed as
+``(M(x) + M(x'))/2``, and otherwise reports from a law that does not depend on the
+changed user (Feldman, McMillan and Talwar, "Hiding among the clones", FOCS 2021).
+``M(x)`` and ``M(x')`` are ``ε_d``-indistinguishable, ``ε_d = d log(p/q)``, so they are
+the mixtures ``β Q0 + (1 − β) Q1`` and ``(1 − β) Q0 + β Q1``, ``β = e^ε_d/(1 + e^ε_d)``,
+and a clone reports ``Q0`` or ``Q1`` with probability 1/2 each. The shuffled output is
+then a post-processing of the pair of counts of ``Q0`` and ``Q1`` reports, whose laws
+under the two collections are
+
+    P: (A + Δ, C − A + 1 − Δ),   Q: (A + 1 − Δ, C − A + Δ),
+    C ~ Bin(N − 1, p_d),  A | C ~ Bin(C, 1/2),  Δ ~ Ber(β),
+
+and the hockey-stick divergence cannot grow under post-processing: for every pair at
+distance ``d``, in either order, ``δ(ε) <= δ_d(ε)`` of this pair. The sufficient-DP tail
+follows from ``P[R > e^ε'] <= δ(ε) / (1 − e^(ε − ε'))`` for every ``ε < ε'``. Adding a clone
+is itself a post-processing, so ``δ_d`` given ``C = c`` does not increase with ``c``;
+the sum over ``c`` is bounded block by block from the blocks' ends.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from gpu_rs.common.floats import UNIT
+from gpu_rs.engine.atoms import log_r
+from gpu_rs.pairs.counts import OUTSIDE, binomial
+
+BLOCK_SHARE = 1e-3
+"""Blocks of clone counts span at most this fraction of their smallest count (and at least 1)."""
+EPS_GRID = 24
+"""Privacy levels ``ε`` tried for the step from ``δ(ε)`` to the tail at ``ε'``."""
+
+
+def clone_probability(bits: int, q: float, d: int) -> float:
+    """``p_d = 2 r^L / (1 + r^d)``, rounded down (a smaller clone probability is still valid)."""
+    lr = log_r(q)
+    return 2.0 * math.exp(bits * lr) / (1.0 + math.exp(d * lr)) * (1.0 - 16.0 * UNIT * (1.0 + bits * abs(lr)))
+
+
+@functools.lru_cache(maxsize=4096)
+def half_tails(c: int) -> tuple[int, int, np.ndarray, float]:
+    """``A ~ Bin(c, 1/2)``: its window ``lo … hi``, ``P(A >= j)`` on it, and their relative error.
+
+    Cached: the same clone counts recur for every distance ``d`` and every step ``ε``.
+    """
+    a = binomial(c, 0.5)
+    sf = np.append(np.cumsum(a.pmf[::-1])[::-1], 0.0)
+    sf.setflags(write=False)
+    return a.lo, a.hi, sf, a.rel + (a.pmf.shape[0] + 8) * UNIT
+
+
+def given_clones(c: int, eps0: float, eps: float) -> float:
+    """An upper bound on ``δ(ε)`` of the reduced pair with exactly ``c`` clones.
+
+    With ``A ~ Bin(c, 1/2)`` the ratio ``P/Q`` at ``i`` increases in ``t = i/(c − i + 1)``, so
+    the positive part of ``P − e^ε Q`` is the event ``i >= i*``; ``δ = max_j Σ_{i >= j}
+    (P − e^ε Q)`` is evaluated at the computed ``i*`` and its neighbours, each side of every
+    bracket taken the unfavourable way.
+    """
+    if eps >= eps0:
+        return 0.0
+    beta = 1.0 / (1.0 + math.exp(-eps0))
+    lam = math.exp(eps)
+    lo, hi, sf, rel = half_tails(c)
+
+    def tail(j: int, upper: bool) -> float:  # P(A >= j), bracketed
+        if j <= lo:
+            return 1.0
+        if j > hi:
+            return OUTSIDE if upper else 0.0
+        s = float(sf[j - lo])
+        return s * (1.0 + rel) + OUTSIDE if upper else s * (1.0 - rel)
+
+    tau = (lam * beta - (1.0 - beta)) / (beta - lam * (1.0 - beta))
+    star = math.floor(tau * (c + 1) / (1.0 + tau)) + 1
+    best = 0.0
+    for j in range(max(0, star - 1), min(c + 1, star + 1) + 1):
+        # Σ_{i >= j} P(i) = β P(A >= j − 1) + (1 − β) P(A >= j); likewise Q with β and 1 − β swapped.
+        p_hi = beta * tail(j - 1, True) + (1.0 - beta) * tail(j, True)
+        q_lo = (1.0 - beta) * tail(j - 1, False) + beta * tail(j, False)
+        best = max(best, p_hi - lam * q_lo)
+    return min(1.0, best * (1.0 + 8.0 * UNIT) + 8.0 * UNIT)
+
+
+def reduced_delta(n: int, clone_prob: float, eps0: float, eps: float) -> float:
+    """An upper bound on ``δ(ε)`` of the reduced pair: ``Σ_c P(C = c) δ_c``, ``C ~ Bin(n − 1, p)``.
+
+    ``δ_c`` is nonincreasing in ``c``, so each block of counts is charged its first count's
+    value; the mass outside ``C``'s window is charged 1.
+    """
+    if eps >= eps0:
+        return 0.0
+    if n == 1 or clone_prob <= 0.0:
+        return given_clones(0, eps0, eps)
+    c_law = binomial(n - 1, clone_prob)
+    cdf = np.concatenate([[0.0], np.cumsum(c_law.pmf)])  # cdf[i] = P(lo <= C < lo + i), in window
+    total = OUTSIDE  # the counts outside the window, each charged δ <= 1
+    start = c_law.lo
+    while start <= c_law.hi:
+        stop = min(c_law.hi + 1, start + max(1, int(BLOCK_SHARE * start)))
+        mass = float(cdf[stop - c_law.lo] - cdf[start - c_law.lo]) * (1.0 + c_law.rel + (stop - c_law.lo) * UNIT)
+        total += mass * given_clones(start, eps0, eps)
+        start = stop
+    return min(1.0, total * (1.0 + 4.0 * UNIT))
+
+
+def delta_upper(n: int, bits: int, q: float, eps: float) -> tuple[float, int]:
+    """An upper bound on ``δ(ε)`` over every neighbouring pair, and the distance ``d`` that attains it."""
+    lr = -log_r(q)
+    best, arg = 0.0, bits
+    for d in range(1, bits + 1):
+        value = reduced_delta(n, clone_probability(bits, q, d), d * lr * (1.0 + 8.0 * UNIT), eps)
+        if value > best:
+            best, arg = value, d
+    return best, arg
+
+
+def tail_upper(n: int, bits: int, q: float, eps: float) -> tuple[float, float, int]:
+    """A proven upper bound on ``P[R > e^ε]`` (and on ``P[R >= e^ε]``) over every neighbouring pair.
+
+    Returns (bound, the ``ε`` of the step from ``δ``, the distance ``d`` attaining it).
+    """
+    best = (1.0, 0.0, bits)
+    for i in range(1, EPS_GRID):
+        e = eps * i / EPS_GRID
+        delta, d = delta_upper(n, bits, q, e)
+        value = delta / -math.expm1(e - eps) * (1.0 + 8.0 * UNIT)
+        if value < best[0]:
+            best = (value, e, d)
+    return best

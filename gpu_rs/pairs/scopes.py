@@ -1,0 +1,193 @@
+"""Which neighbouring pairs a result covers (SPEC §1.1), and how each scope is computed.
+
+* ``forward``: the pair of seed 003 §1.2 in the seed's order: ``S ~ A(D_m)`` with
+  ``D_m`` = ``N − 1`` zero vectors and one all-ones vector, ratio ``X/N``.
+* ``homogeneous``: the larger of both orders of that pair; the reverse order draws
+  ``S ~ A(D)`` (``N`` zero vectors) and its tail is ``P[X' < N e^−ε]``.
+* ``all``: every neighbouring pair. For one bit every background is "``a`` zeros and
+  ``c`` ones" and the maximum over them is certified (:mod:`gpu_rs.pairs.backgrounds`); for
+  more bits a proven upper bound (:mod:`gpu_rs.pairs.clones`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from gpu_rs.common.errors import TimeBudgetError
+from gpu_rs.common.floats import UNIT
+from gpu_rs.common.validation import Problem
+from gpu_rs.engine.atoms import ONE, ZERO
+from gpu_rs.engine.bounds import Bounds, ErrorBudget
+from gpu_rs.engine.crossing import Query
+from gpu_rs.engine.pipeline import Plan, tail_bounds
+from gpu_rs.pairs import clones
+from gpu_rs.pairs.backgrounds import WorstBackground
+from gpu_rs.pairs.results import PairBound
+
+GUARANTEES = {
+    "forward": "the pair of seed 003 §1.2 in the seed's order only (N − 1 zero vectors and one all-ones "
+    "vector, S ~ A(D_m)); the seed's conjecture that it is the worst pair fails in general: see docs/worst-case.md",
+    "homogeneous": "both orders of the homogeneous pair of seed 003 §1.2, a conjecture that fails in general: "
+    "see docs/worst-case.md",
+    "all": "proven for every neighbouring collection",
+    "all-bound": "upper end proven for every neighbouring collection (clone reduction, docs/worst-case.md); "
+    "lower end from the homogeneous pair",
+}
+"""What a result covers, in words: one sentence per scope (``"all-bound"``: where ``all`` is a bound)."""
+
+
+def guarantee(scope: str, *, exact_all: bool) -> str:
+    """The guarantee sentence of ``scope``; ``exact_all`` says whether ``all`` is the exact maximum."""
+    return GUARANTEES["all-bound" if scope == "all" and not exact_all else scope]
+
+
+SECONDS_PER_BACKGROUND = 1.2e-7
+"""Cost of evaluating one background for ``scope="all"`` at one bit, per unit of ``sqrt(N p q)``
+(measured on a 2-core CPU; see docs/benchmarks.md)."""
+MAX_SECONDS = 900.0
+"""Work estimated to take longer than this is refused up front."""
+
+
+def forward_query(prob: Problem, inclusive: bool) -> Query:
+    """``P[X > n e^ε]``: ``X`` = ``n − 1`` zero-vector atoms plus one outlier atom (seed 003 §3)."""
+    log_t = math.log(prob.n) + prob.eps
+    return Query(
+        prob.bits,
+        prob.q,
+        ((ZERO, prob.n - 1), (ONE, 1)),
+        log_t,
+        True,
+        inclusive,
+        log_t_error=4.0 * UNIT * (abs(math.log(prob.n)) + prob.eps),
+    )
+
+
+def reverse_query(prob: Problem, inclusive: bool) -> Query:
+    """``P[X' < n e^−ε]``: ``X'`` = ``n`` zero-vector atoms; the reverse order's ``P_D[n/X' > e^ε]``."""
+    log_t = math.log(prob.n) - prob.eps
+    return Query(
+        prob.bits,
+        prob.q,
+        ((ZERO, prob.n),),
+        log_t,
+        False,
+        inclusive,
+        log_t_error=4.0 * UNIT * (abs(math.log(prob.n)) + prob.eps),
+    )
+
+
+def larger(a: Bounds, b: Bounds) -> Bounds:
+    """Bounds on ``max(P_a, P_b)``: ``[max of the lowers, max of the uppers]``.
+
+    The interval lies inside the one with the larger upper bound, whose budget it takes
+    (scaled to its width).
+    """
+    top = a if a.upper >= b.upper else b
+    return Bounds.make(
+        max(a.lower, b.lower),
+        top.upper,
+        top.budget,
+        top.method,
+        a.terms + b.terms,
+        max(a.memory, b.memory),
+        shrunk=True,
+    )
+
+
+@dataclass(frozen=True)
+class Scoped:
+    """A scope's answer: the bounds, the pairs computed on the way, and the worst pair."""
+
+    bounds: Bounds
+    pairs: tuple[PairBound, ...]
+    worst: str
+
+
+def _pair(name: str, b: Bounds) -> PairBound:
+    return PairBound(name, float(b.lower), float(b.upper), b.method)
+
+
+def forward(prob: Problem, inclusive: bool, plan: Plan, xp: object) -> Scoped:
+    """``scope="forward"``: the homogeneous pair in the seed's order."""
+    fwd = tail_bounds(forward_query(prob, inclusive), plan, xp)
+    return Scoped(fwd, (_pair("forward", fwd),), "forward")
+
+
+def homogeneous(prob: Problem, inclusive: bool, plan: Plan, xp: object) -> Scoped:
+    """``scope="homogeneous"``: the larger of both orders of the homogeneous pair.
+
+    The reverse order is computed to the width the maximum of the two needs, which may leave
+    its own interval wider than ``plan`` asks when it is the smaller of the two.
+    """
+    fwd = tail_bounds(forward_query(prob, inclusive), plan, xp)
+    # Only the larger order needs the full width: the reverse order is asked for the width the
+    # maximum needs, rel_width times a tail of at least fwd.lower (an absolute width).
+    loose = Plan(plan.rel_width, max(plan.abs_width, plan.rel_width * fwd.lower), plan.max_terms)
+    rev = tail_bounds(reverse_query(prob, inclusive), loose, xp)
+    pairs = (_pair("forward", fwd), _pair("reverse", rev))
+    return Scoped(larger(fwd, rev), pairs, "forward" if fwd.upper >= rev.upper else "reverse")
+
+
+def estimate_seconds(n: int, q: float) -> float:
+    """Estimated time of the one-bit search over every background."""
+    return SECONDS_PER_BACKGROUND * n * math.sqrt(n * q * (1.0 - q)) + 0.05
+
+
+def answer(scope: str, prob: Problem, inclusive: bool, plan: Plan, xp: object) -> Scoped:
+    """The certified tail over the pairs ``scope`` covers (SPEC §1.1)."""
+    if scope == "forward":
+        return forward(prob, inclusive, plan, xp)
+    if scope == "homogeneous":
+        return homogeneous(prob, inclusive, plan, xp)
+    if prob.bits == 1:
+        return every_background(prob, inclusive, plan)
+    return proven_all(prob, inclusive, plan, xp)
+
+
+def every_background(prob: Problem, inclusive: bool, plan: Plan) -> Scoped:
+    """``scope="all"`` for one bit: the certified maximum over every background (:mod:`gpu_rs.pairs.backgrounds`)."""
+    seconds = estimate_seconds(prob.n, prob.q)
+    if seconds > MAX_SECONDS:
+        raise TimeBudgetError(
+            f"scope='all' with bits=1 would take about {seconds / 60:.0f} min at n={prob.n} (at most "
+            f"{MAX_SECONDS / 60:.0f} min is started): use scope='homogeneous', or a smaller n"
+        )
+    search = WorstBackground(prob.n, prob.q, prob.ratio, inclusive)
+    search.evaluate(0)
+    goal = plan.goal(search.evaluated[0].lower)
+    cap = min(1.0, clones.tail_upper(prob.n, 1, prob.q, prob.eps)[0])
+    worst = search.search(goal, budget=prob.n + 2, cap=cap)
+    best = search.evaluated[worst.zeros]
+    own = min(best.upper, worst.upper) - best.lower
+    budget = ErrorBudget(roundoff=own, relaxation=max(0.0, worst.upper - worst.lower - own))
+    bounds = Bounds.make(worst.lower, worst.upper, budget, "backgrounds", worst.evaluated)
+    ones = prob.n - 1 - worst.zeros
+    name = f"background of {worst.zeros} zeros and {ones} ones, the user changing 0 -> 1, S drawn with the user at 1"
+    if worst.lower == 0.0 and worst.upper <= cap:
+        name = "none resolved: every background's tail is below the clone bound, the upper end"
+    pairs = [_pair(name, Bounds(best.lower, best.upper, ErrorBudget(), "backgrounds"))]
+    for a, label in ((prob.n - 1, "forward"), (0, "reverse")):
+        pairs.append(PairBound(label, search.evaluated[a].lower, search.evaluated[a].upper, "backgrounds"))
+    return Scoped(bounds, tuple(pairs), name)
+
+
+def proven_all(prob: Problem, inclusive: bool, plan: Plan, xp: object) -> Scoped:
+    """``scope="all"`` for more than one bit: ``[max of both orders' lower bounds, the clone bound]``.
+
+    The lower end is a certified tail of one pair, so it bounds the supremum from below;
+    the upper end is the proven bound of :mod:`gpu_rs.pairs.clones`. Their gap is relaxation.
+    """
+    both = homogeneous(prob, inclusive, plan, xp)
+    bound, eps_step, d = clones.tail_upper(prob.n, prob.bits, prob.q, prob.eps)
+    upper = min(1.0, bound)
+    lower = max(p.lower for p in both.pairs)
+    if upper < lower:
+        raise RuntimeError(f"the clone bound {upper!r} is below a certified pair's tail {lower!r}: a bug")
+    budget = both.bounds.budget.add(relaxation=max(0.0, upper - both.bounds.upper))
+    bounds = Bounds.make(lower, upper, budget, "clones", both.bounds.terms, both.bounds.memory, shrunk=True)
+    note = (
+        f"proven bound: clone reduction at Hamming distance d={d} with the step from delta at "
+        f"eps={eps_step:.4g}; lower end: the {both.worst} order of the homogeneous pair"
+    )
+    return Scoped(bounds, both.pairs, note)

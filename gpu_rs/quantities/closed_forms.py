@@ -1,0 +1,143 @@
+"""Closed forms of seed 003: moments of ``R``, the 3σ rule, local DP, the estimate's spread.
+
+These are host-side scalar formulas; they take ``backend=`` only for a uniform API.
+"""
+
+from __future__ import annotations
+
+import math
+
+from scipy.optimize import brentq
+
+from gpu_rs.common.floats import EXP_LIMIT, UNIT
+from gpu_rs.common.limits import MAX_BITS, MAX_K
+from gpu_rs.common.validation import Problem, check_backend_name, check_int, resolve_eps
+
+
+def log_phi(q: float) -> float:
+    """``log φ`` with ``φ = (p³ + q³)/(pq) = 1 + (p − q)²/(pq)`` (seed 003, 3.14)."""
+    p = 1.0 - q
+    return math.log1p((p - q) ** 2 / (p * q))
+
+
+def _moments_x(n: int, bits: int, q: float) -> tuple[float, float]:
+    """Closed-form mean and variance of ``X`` (seed 003 §3.1, Appendix 1)."""
+    lp = log_phi(q)
+    phi = math.exp(lp)
+    mean = (n - 1) + math.exp(bits * lp)
+    var0 = math.expm1(bits * lp)
+    # Var X1 = (φ² + φ − 1)^L − φ^(2L) = φ^(2L) · expm1(L log(1 + (φ − 1)/φ²)).
+    var1 = math.exp(2 * bits * lp) * math.expm1(bits * math.log1p((phi - 1.0) / phi**2))
+    return mean, (n - 1) * var0 + var1
+
+
+def moments(n: int, bits: int, q: float, *, backend: str = "auto") -> tuple[float, float]:
+    """Closed-form mean and variance of the privacy ratio ``R = X / n`` (forward order, k = 1).
+
+    Parameters
+    ----------
+    n, bits, q
+        See :func:`gpu_rs.tail`.
+    backend : {"auto", "numpy", "cupy"}
+        Accepted for a uniform API (SPEC §2) and checked; a closed form runs on the host.
+
+    Returns
+    -------
+    (mean, variance) : tuple of float
+        ``inf`` where the value overflows float64 (very small ``q``, large ``bits``).
+    """
+    check_backend_name(backend)
+    prob = Problem(n, bits, q, 1.0)
+    try:
+        mean, var = _moments_x(prob.n, prob.bits, prob.q)
+    except OverflowError:
+        return math.inf, math.inf
+    return mean / prob.n, var / prob.n**2
+
+
+def _q_from_phi(phi: float) -> float:
+    """Invert (3.14) for ``q < 1/2`` (seed 003, 3.16)."""
+    s = phi + 1.0
+    return 1.0 / (1.0 + (s + math.sqrt(s * s - 4.0)) / 2.0)
+
+
+def three_sigma_q(
+    n: int, bits: int, eps: float | None = None, *, ratio: float | None = None, backend: str = "auto"
+) -> float:
+    """The seed's 3σ rule: the smallest ``q`` with ``μ + 3σ ≤ e^ε`` by (3.15).
+
+    This does not bound the tail; :func:`gpu_rs.tail` at the returned ``q``
+    says what it really risks. ``backend`` is accepted for a uniform API and
+    checked; the rule is a scalar root-find on the host.
+
+    Raises
+    ------
+    ValueError
+        If no ``q`` in ``(0, 1/2)`` satisfies the rule: as ``q → 1/2`` the rule's left side
+        falls to ``1 + 1/n + 3/√n``, so it needs ``e^ε > 1 + 1/n + 3/√n``.
+    """
+    check_backend_name(backend)
+    eps = resolve_eps(eps, ratio)
+    prob = Problem(n, bits, 0.25, eps)
+    nn, L, lam = prob.n, prob.bits, prob.ratio
+
+    def excess(log_phi_: float) -> float:
+        phi = math.exp(log_phi_)
+        a = math.exp(L * log_phi_ - math.log(nn))
+        cross = math.exp(2 * L * log_phi_) * math.expm1(L * math.log1p((phi - 1.0) / phi**2))
+        return 1.0 + a + 3.0 * math.sqrt(a + cross / nn**2) - lam
+
+    if excess(0.0) > 0:
+        floor = 1.0 + 1.0 / nn + 3.0 / math.sqrt(nn)
+        raise ValueError(
+            f"ratio e^eps = {lam:.6g} must exceed 1 + 1/n + 3/sqrt(n) = {floor:.6g} for the 3-sigma rule "
+            f"(no q < 1/2 meets it at n={nn})"
+        )
+    hi = 1.0
+    while excess(hi) <= 0:
+        hi *= 2.0
+        if hi > EXP_LIMIT / L:
+            raise ValueError("eps is too large for the 3-sigma rule: it is met for every q in (0, 1/2)")
+    root = brentq(excess, 0.0, hi, xtol=1e-15, rtol=8 * UNIT)
+    return _q_from_phi(math.exp(root))
+
+
+def local_dp_q(bits: int, eps: float | None = None, *, ratio: float | None = None) -> float:
+    """Flip probability for ε-local DP of an L-bit report: ``1/(1 + λ^(1/L))`` (seed 003, 4.2)."""
+    eps = resolve_eps(eps, ratio)
+    bits = check_int("bits", bits, 1, MAX_BITS)
+    return 1.0 / (1.0 + math.exp(eps / bits))
+
+
+def precision_sigma(n: int, q: float, k: int = 1) -> float:
+    """Standard deviation of the count estimate ``d̂``: ``√(qpN/k)/(p − q)`` (seed 003 §4, §6).
+
+    Derivation.  Fix one bit position; ``d`` of the ``N`` users have it set.  Each user
+    reports it ``k`` times, independently flipped with probability ``q``, so the number
+    ``M`` of reported set bits is a sum of ``k d`` Bernoulli(p) and ``k (N − d)``
+    Bernoulli(q) variables:
+
+    ``E M = k (p d + q (N − d))``, ``Var M = k d p q + k (N − d) q p = k N p q``.
+
+    The seed's estimator ``d̂ = (M/k − q N)/(p − q)`` is unbiased, and
+
+    ``Var d̂ = Var M / (k² (p − q)²) = N p q / (k (p − q)²)``,
+    ``σ(d̂) = √(q p N / k) / (p − q)``.
+
+    Seed 003 §6 prints ``σ(d̂) = √((N/k) · √(qp)/(p − q))``: the square root is misplaced
+    (that expression scales as ``(qp)^(1/4) (p − q)^(-1/2)`` instead of
+    ``(qp)^(1/2) (p − q)^(-1)``).  ``k = 1`` is seed §4's ``√(Npq)/(p − q)``.
+
+    Parameters
+    ----------
+    n : int
+        Number of users ``N``.
+    q : float
+        Flip probability in ``(0, 1/2)``.
+    k : int, optional
+        Randomized reports per user, ``1 <= k <= MAX_K``.
+    """
+    prob = Problem(n, 1, q, 1.0)
+    k = check_int("k", k, 1, MAX_K)
+    p = 1.0 - prob.q
+    return math.sqrt(prob.q * p * prob.n / k) / (p - prob.q)

@@ -1,0 +1,152 @@
+"""``privacy_profile``: the (ε, δ) privacy profile of shuffled L-bit randomized response, certified."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from gpu_rs.common.backend import get_backend
+from gpu_rs.common.provenance import provenance
+from gpu_rs.common.serialize import ToDict
+from gpu_rs.common.validation import MAX_EPS, Problem, check_int, check_open, check_scope
+from gpu_rs.engine.pipeline import Plan, plan_terms
+from gpu_rs.pairs.scopes import guarantee
+from gpu_rs.quantities.profile_orders import Order, Profile
+from gpu_rs.quantities.profile_results import DeltaBound
+from gpu_rs.quantities.tail import DEFAULT_MAX_TERMS
+
+
+@dataclass(frozen=True)
+class PrivacyProfile(ToDict):
+    """The privacy profile of one setting; :meth:`delta` and :meth:`epsilon` compute on demand.
+
+    Tail queries are cached, so later calls reuse the work of earlier ones. ``evaluated`` lists
+    every ``δ(ε)`` computed so far (and ``to_dict`` reports them).
+    """
+
+    n: int
+    bits: int
+    q: float
+    scope: str
+    guarantee: str
+    rel_width: float
+    backend: str
+    provenance: dict[str, Any] = field(compare=False)
+    engine: Profile = field(repr=False, compare=False)
+    evaluated: list[DeltaBound] = field(default_factory=list, repr=False, compare=False)
+
+    def delta(self, eps: float | Sequence[float] | np.ndarray) -> Any:
+        """Certified ``δ(ε)``: a :class:`DeltaBound`, or a tuple of them for an array of ``ε``."""
+        if np.ndim(eps) == 0:
+            found = self.engine.delta(check_open("eps", eps, 0.0, MAX_EPS))
+            self.evaluated.append(found)
+            return found
+        return tuple(self.delta(float(e)) for e in np.asarray(eps, dtype=float).ravel())
+
+    def epsilon(self, delta: float | Sequence[float] | np.ndarray, eps_tol: float = 1e-3) -> Any:
+        """Certified ``ε(δ)``, the smallest ``ε`` with ``δ(ε) <= delta``: an :class:`EpsilonBound` (or a tuple).
+
+        Bisection stops when the interval is narrower than ``eps_tol`` times its upper end.
+        """
+        eps_tol = check_open("eps_tol", eps_tol, 0.0, 1.0)
+        if np.ndim(delta) == 0:
+            found = self.engine.epsilon(check_open("delta", delta, 0.0, 1.0), eps_tol)
+            self.evaluated.append(found.at_upper)
+            return found
+        return tuple(self.epsilon(float(d), eps_tol) for d in np.asarray(delta, dtype=float).ravel())
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {k: getattr(self, k) for k in ("n", "bits", "q", "scope", "guarantee", "rel_width", "backend")}
+        out["evaluated"] = [d.to_dict() for d in sorted(self.evaluated, key=lambda d: d.eps)]
+        out["provenance"] = self.provenance
+        return out
+
+    def plot(self, eps: Sequence[float] | np.ndarray | None = None, *, ax: Any = None, path: str | None = None) -> Any:
+        """``δ`` against ``ε`` on a log axis, each order's certified band; saved to ``path`` if given."""
+        import matplotlib.pyplot as plt
+        from matplotlib.figure import Figure
+
+        grid = np.linspace(0.05, 3.0, 30) if eps is None else np.asarray(eps, dtype=float)
+        found = self.delta(grid)
+        fig = None
+        if ax is None:
+            fig = Figure(figsize=(7, 4.5)) if path else plt.figure(figsize=(7, 4.5))
+            ax = fig.subplots()
+        uppers = [d.upper for d in found if d.upper > 0]
+        floor = max(1e-30, 0.1 * min(uppers)) if uppers else 1e-30  # a lower end of 0 is drawn at the floor
+        for name, color in (("forward", "C0"), ("reverse", "C1")):
+            band = [getattr(d, name) for d in found]
+            if all(b is not None for b in band):
+                lo, hi = np.array([b[0] for b in band]), np.array([b[1] for b in band])
+                ax.fill_between(grid, np.maximum(lo, floor), np.maximum(hi, floor), color=color, alpha=0.35)
+                ax.plot(grid, np.maximum(hi, floor), color=color, lw=1, label=f"{name} order (certified band)")
+        ax.plot(grid, [max(d.upper, floor) for d in found], "k--", lw=1, label=f"scope={self.scope}: upper end")
+        ax.set_ylim(floor, 1.5)
+        ax.set_yscale("log")
+        ax.set_xlabel("ε")
+        ax.set_ylabel("δ(ε)")
+        ax.set_title(f"N = {self.n:,}, L = {self.bits}, q = {self.q:g}")
+        ax.legend(fontsize=8)
+        if path:
+            (fig or ax.figure).savefig(path, dpi=120, bbox_inches="tight")
+        return ax
+
+
+def privacy_profile(
+    n: int,
+    bits: int,
+    q: float,
+    *,
+    scope: str = "homogeneous",
+    rel_width: float = 1e-3,
+    abs_width: float = 1e-12,
+    max_queries: int = 400,
+    backend: str = "auto",
+) -> PrivacyProfile:
+    """The certified privacy profile ``δ(ε)``, ``ε(δ)`` of ``n`` users, ``bits`` bits, flip probability ``q``.
+
+    Parameters
+    ----------
+    n, bits, q : int, int, float
+        As for :func:`gpu_rs.tail`: ``1 <= n <= 10**9``, ``1 <= bits <= 1024``, ``0 < q < 1/2``.
+    scope : {"homogeneous", "forward", "all"}
+        Which pairs (SPEC §1.1): the seed's pair in its order, both orders of it (the larger
+        ``δ``), or every neighbouring pair (a proven upper end from the clone reduction,
+        lower end from the homogeneous pair).
+    rel_width, abs_width : float
+        Target for each ``δ``: ``upper − lower <= max(rel_width * lower, abs_width)``.
+    max_queries : int
+        Most new tail queries per ``δ`` value and order, ``>= 8``.
+    backend : {"auto", "numpy", "cupy"}
+        As for :func:`gpu_rs.tail`.
+
+    Returns
+    -------
+    PrivacyProfile
+        Call ``.delta(eps)`` and ``.epsilon(delta)``; each returns certified intervals.
+    """
+    arguments = dict(n=n, bits=bits, q=q, scope=scope, rel_width=rel_width, abs_width=abs_width, backend=backend)
+    prob = Problem(n, bits, q, 1.0)
+    scope = check_scope(scope)
+    rel_width = check_open("rel_width", rel_width, 0.0, 1.0)
+    abs_width = check_open("abs_width", abs_width, 0.0, 1.0)
+    max_queries = check_int("max_queries", max_queries, 8, 100_000)
+    be = get_backend(backend)
+    plan = Plan(rel_width / 4, abs_width / 4, plan_terms(DEFAULT_MAX_TERMS, be.free_memory(), None))
+    names = ("forward",) if scope == "forward" else ("forward", "reverse")
+    orders = {name: Order(prob.n, prob.bits, prob.q, name == "forward", plan, be.xp) for name in names}
+    engine = Profile(prob.n, prob.bits, prob.q, scope, rel_width, abs_width, max_queries, orders)
+    return PrivacyProfile(
+        prob.n,
+        prob.bits,
+        prob.q,
+        scope,
+        guarantee(scope, exact_all=False),
+        rel_width,
+        be.name,
+        provenance(arguments, be.name),
+        engine,
+    )

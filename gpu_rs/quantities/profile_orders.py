@@ -1,0 +1,201 @@
+"""``privacy_profile``: certified ``δ(ε)`` and ``ε(δ)`` of shuffled L-bit randomized response (SPEC §1.2).
+
+For a pair with laws ``P`` (under ``D_m``), ``Q`` (under ``D``) and ``R = dP/dQ``, writing
+``(1 − λ/R)_+ = ∫_λ^∞ (λ/r²) 1{R > r} dr`` gives
+
+    δ_{P‖Q}(ε) = E_P[(1 − λ/R)_+] = ∫_λ^∞ (λ / r²) P_P[R > r] dr,    λ = e^ε,
+
+and the same for ``δ_{Q‖P}`` with ``Q`` and ``1/R``. For the homogeneous pair ``P_P[R > r]`` is
+the forward tail ``P[X > N r]`` and ``P_Q[1/R > r]`` the reverse tail ``P[X′ < N/r]``, both
+certified by the engine. ``r ↦ P[R > r]`` is nonincreasing, so on a grid
+``r_0 <= λ < r_1 < … < r_m`` (with ``P[R > r_m] = 0``), with weights
+``w_i = λ (1/max(r_i, λ) − 1/r_{i+1})`` (exact integrals of ``λ/r²``):
+
+    Σ_i w_i · lower(r_{i+1})  <=  δ  <=  Σ_i w_i · upper(r_i).
+
+The grid is dyadic in ``log r`` and refined where ``w_i (upper(r_i) − lower(r_{i+1}))`` is
+largest, so every ``ε`` reuses the tails already computed.
+
+The first route is cheaper: with ``E = {R > λ}``, ``δ_{P‖Q}(ε) = P(E) − λ Q(E)``, and under ``Q``
+the ratio is the same function of the output, ``R = X′/N`` with ``X′`` the sum of ``N``
+zero-vector atoms. So
+
+    δ_{P‖Q}(ε) = P[X > Nλ] − λ P[X′ > Nλ],      δ_{Q‖P}(ε) = P[X′ < N/λ] − λ P[X < N/λ],
+
+four certified tails, asked ever narrower while the difference is wider than asked (its
+cancellation costs relative accuracy). Where that does not reach the width, the integral
+above runs too and the two certified intervals are intersected. ``ε(δ)`` is bracketed by
+bisection on certified values of ``δ``, which is nonincreasing in ``ε``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpu_rs.common.floats import FLOOR, UNIT
+from gpu_rs.engine.atoms import ONE, ZERO, log_r
+from gpu_rs.engine.bounds import ErrorBudget
+from gpu_rs.engine.crossing import Query
+from gpu_rs.engine.pipeline import Plan, tail_bounds
+from gpu_rs.pairs import clones
+from gpu_rs.quantities.profile_results import DeltaBound, EpsilonBound
+
+FIRST_STEP = 0.5
+"""Spacing in ``log r`` of the first grid."""
+FINEST = 2.0**-30
+"""Intervals of the grid are not split below this length in ``log r``."""
+ROUND = 64 * UNIT
+"""Relative rounding charged to each weighted sum."""
+
+
+@dataclass
+class Order:
+    """One order of the homogeneous pair: its tail ``r ↦ P[R > r]``, cached on a dyadic grid."""
+
+    n: int
+    bits: int
+    q: float
+    forward: bool
+    plan: Plan
+    xp: Any
+    cache: dict[float, tuple[float, float]] = field(default_factory=dict)
+
+    @property
+    def top(self) -> float:
+        """A grid point (a multiple of :data:`FIRST_STEP`) above ``log max R = L log(p/q)``."""
+        return math.ceil((self.bits * -log_r(self.q) + 1.0) / FIRST_STEP) * FIRST_STEP
+
+    def tail(self, x: float) -> tuple[float, float]:
+        """Certified ``(lower, upper)`` of ``P[R > e^x]`` (one engine query, cached)."""
+        if x not in self.cache:
+            log_n = math.log(self.n)
+            if self.forward:  # P[X > N e^x], X with the outlier
+                self.cache[x] = self._query(True, log_n + x, True, self.plan)
+            else:  # P[X′ < N e^−x], X′ of N zero vectors
+                self.cache[x] = self._query(False, log_n - x, False, self.plan)
+        return self.cache[x]
+
+    def _query(self, outlier: bool, log_t: float, upper: bool, plan: Plan) -> tuple[float, float]:
+        """Certified ``P[X > t]`` (``upper``) or ``P[X < t]``, ``X`` with or without the outlier."""
+        parts = ((ZERO, self.n - 1), (ONE, 1)) if outlier else ((ZERO, self.n),)
+        err = 4.0 * UNIT * (abs(math.log(self.n)) + abs(log_t))
+        b = tail_bounds(Query(self.bits, self.q, parts, log_t, upper, False, err), plan, self.xp)
+        return float(b.lower), float(b.upper)
+
+    def difference(self, eps: float, plan: Plan) -> tuple[float, float]:
+        """``δ(ε)`` as ``P(E) − λ Q(E)`` from four certified tails (module docstring)."""
+        lam, log_n = math.exp(eps), math.log(self.n)
+        if self.forward:
+            a = self._query(True, log_n + eps, True, plan)
+            b = self._query(False, log_n + eps, True, plan)
+        else:
+            a = self._query(False, log_n - eps, False, plan)
+            b = self._query(True, log_n - eps, False, plan)
+        lower = a[0] - lam * b[1] - ROUND * (a[0] + lam * b[1])
+        upper = a[1] - lam * b[0] + ROUND * (a[1] + lam * b[0]) + FLOOR
+        return max(0.0, lower), min(1.0, upper)  # 0 <= δ <= 1 always
+
+    def delta(self, eps: float, rel_width: float, abs_width: float, max_queries: int) -> tuple[float, float, int]:
+        """``(lower, upper, queries)`` for ``δ(ε)`` of this order: the difference, then the integral."""
+        if eps >= self.top:
+            return 0.0, 0.0, 0  # R <= (p/q)^L < e^eps: the divergence is 0
+        lower, upper, queries = 0.0, 1.0, 0
+        for shrink in (8.0, 64.0, 512.0):
+            plan = Plan(rel_width / shrink, abs_width / (shrink * math.exp(eps)), self.plan.max_terms)
+            d_lo, d_hi = self.difference(eps, plan)
+            lower, upper, queries = max(lower, d_lo), min(upper, d_hi), queries + 4
+            if upper - lower <= max(abs_width, rel_width * lower):
+                return lower, upper, queries
+        i_lo, i_hi, more = self.integral(eps, rel_width, abs_width, max_queries)
+        if max(lower, i_lo) > min(upper, i_hi):
+            raise RuntimeError(f"two certified intervals for delta({eps!r}) are disjoint: {lower, upper}, {i_lo, i_hi}")
+        return max(lower, i_lo), min(upper, i_hi), queries + more
+
+    def integral(self, eps: float, rel_width: float, abs_width: float, max_queries: int) -> tuple[float, float, int]:
+        """``(lower, upper, queries)`` for ``δ(ε)`` from the integral of the tail over a grid."""
+        start = len(self.cache)
+        first = math.floor(eps / FIRST_STEP) * FIRST_STEP
+        if first >= self.top:
+            return 0.0, 0.0, 0  # R <= (p/q)^L < e^eps: the divergence is 0
+        points = sorted({first, self.top} | {x for x in self.cache if first <= x <= self.top})
+        if len(points) == 2:
+            steps = round((self.top - first) / FIRST_STEP)
+            points = [first + i * FIRST_STEP for i in range(steps + 1)]
+        while True:
+            pairs = itertools.pairwise(points)
+            weights = [math.exp(eps - max(a, eps)) - math.exp(eps - max(b, eps)) for a, b in pairs]
+            tails = [self.tail(x) for x in points]
+            lower = sum(w * tails[i + 1][0] for i, w in enumerate(weights)) * (1.0 - ROUND)
+            upper = min(1.0, sum(w * tails[i][1] for i, w in enumerate(weights)) * (1.0 + ROUND) + FLOOR)
+            gaps = [w * (tails[i][1] - tails[i + 1][0]) for i, w in enumerate(weights)]
+            i = max(range(len(gaps)), key=gaps.__getitem__)
+            a, b = points[i], points[i + 1]
+            done = upper - lower <= max(abs_width, rel_width * lower)
+            if done or b - a <= FINEST or len(self.cache) - start >= max_queries:
+                return lower, upper, len(self.cache) - start
+            points.insert(i + 1, 0.5 * (a + b))
+
+
+@dataclass
+class Profile:
+    """The orders a scope needs, and the rules that turn them into ``δ`` and ``ε`` intervals."""
+
+    n: int
+    bits: int
+    q: float
+    scope: str
+    rel_width: float
+    abs_width: float
+    max_queries: int
+    orders: dict[str, Order]
+
+    def delta(self, eps: float) -> DeltaBound:
+        """Certified ``δ(ε)`` for the scope."""
+        found = {
+            name: order.delta(eps, self.rel_width, self.abs_width, self.max_queries)
+            for name, order in self.orders.items()
+        }
+        lower = max(v[0] for v in found.values())
+        upper = max(v[1] for v in found.values())
+        relaxation = 0.0
+        if self.scope == "all":
+            # proven for every pair (clones.py); below the homogeneous pair's upper end only by rounding
+            proven = min(1.0, clones.delta_upper(self.n, self.bits, self.q, eps)[0]) if eps > 0 else 1.0
+            relaxation = max(0.0, proven - upper)
+            upper = max(upper, proven)
+        budget = ErrorBudget(discretization=upper - lower - relaxation, relaxation=relaxation)
+        return DeltaBound(
+            eps,
+            lower,
+            0.5 * (lower + upper),
+            upper,
+            found["forward"][:2],
+            found["reverse"][:2] if "reverse" in found else None,
+            upper - lower <= max(self.abs_width, self.rel_width * lower),
+            sum(v[2] for v in found.values()),
+            budget,
+        )
+
+    def epsilon(self, delta: float, eps_tol: float) -> EpsilonBound:
+        """Certified ``ε(δ)`` by bisection on ``δ``'s certified values."""
+        top = max(order.top for order in self.orders.values())
+        lo, at_lo, hi = 0.0, None, min(1.0, top)
+        at_hi = self.delta(hi)
+        while at_hi.upper > delta and hi < top:  # double until δ(hi) <= delta is certified
+            lo, at_lo = (hi, at_hi) if at_hi.lower > delta else (lo, at_lo)
+            hi = min(2.0 * hi, top)
+            at_hi = self.delta(hi)
+        while hi - lo > eps_tol * max(hi, 1e-6):
+            mid = 0.5 * (lo + hi)
+            d = self.delta(mid)
+            if d.upper <= delta:
+                hi, at_hi = mid, d
+            elif d.lower > delta:
+                lo, at_lo = mid, d
+            else:  # delta lies inside d's interval: neither side is certified at mid
+                break
+        met = hi - lo <= eps_tol * max(hi, 1e-6)
+        return EpsilonBound(delta, lo, 0.5 * (lo + hi), hi, at_hi, at_lo, met)

@@ -1,0 +1,124 @@
+"""``tail``: certified bounds on ``P[R > e^ε]`` for the pairs a scope covers (SPEC §1.1, §2, §4)."""
+
+from __future__ import annotations
+
+import time
+
+from gpu_rs.common.backend import get_backend
+from gpu_rs.common.provenance import provenance
+from gpu_rs.common.validation import (
+    Problem,
+    check_closed_open,
+    check_int,
+    check_k,
+    check_open,
+    check_scope,
+    resolve_eps,
+)
+from gpu_rs.engine.fourier import FIRST_TERMS
+from gpu_rs.engine.pipeline import Plan, plan_terms
+from gpu_rs.pairs import scopes
+from gpu_rs.quantities.results import TailBound
+
+DEFAULT_MAX_TERMS = 1 << 24
+"""Most Fourier terms a tail query may use (memory permitting)."""
+
+
+def tail(
+    n: int,
+    bits: int,
+    q: float,
+    eps: float | None = None,
+    *,
+    ratio: float | None = None,
+    scope: str = "homogeneous",
+    k: int = 1,
+    inclusive: bool = False,
+    rel_width: float = 1e-3,
+    abs_width: float = 1e-12,
+    backend: str = "auto",
+    max_terms: int = DEFAULT_MAX_TERMS,
+    max_memory: int | None = None,
+) -> TailBound:
+    """Certified bounds on ``P[R > e^eps]`` over the neighbouring pairs ``scope`` covers.
+
+    Parameters
+    ----------
+    n : int
+        Number of users, ``1 <= n <= 10**9``.
+    bits : int
+        Bits per report ``L``, ``1 <= bits <= 1024``.
+    q : float
+        Flip probability, ``0 < q < 1/2``.
+    eps : float, optional
+        Privacy level ``0 < ε < 700``; give this or ``ratio = e^ε``.
+    scope : {"homogeneous", "forward", "all"}
+        Which pairs (SPEC §1.1): ``"forward"`` is seed 003's pair in its order,
+        ``"homogeneous"`` the larger of both orders of that pair, ``"all"`` every
+        neighbouring pair (exact for ``bits = 1``, a proven upper bound otherwise).
+    k : int
+        Randomized reports per user (SPEC §1.3); only ``k = 1`` is certified in this release,
+        and larger ``k`` raises ``ValueError``.
+    inclusive : bool
+        Bound ``P[R >= e^eps]`` instead of the strict tail.
+    rel_width, abs_width : float
+        Target: ``upper - lower <= max(rel_width * lower, abs_width)``.
+    backend : {"auto", "numpy", "cupy"}
+        Array backend; ``auto`` picks CuPy where a CUDA device is usable,
+        unless ``GPU_RS_BACKEND`` says otherwise.
+    max_terms : int
+        Most Fourier terms to use before giving up on the target width, ``>= 2048``.
+    max_memory : int, optional
+        Memory budget in bytes (default: half the free memory of the device).
+
+    Returns
+    -------
+    TailBound
+        ``lower <= P <= upper``, certified for every pair of the scope (``guarantee`` says
+        so in words); ``met`` says whether the target width was reached.
+
+    Raises
+    ------
+    ValueError
+        For an argument out of range (the message names it); :class:`~gpu_rs.MemoryBudgetError`
+        or :class:`~gpu_rs.TimeBudgetError` for work that would not fit, before it starts.
+    """
+    arguments = dict(locals())  # the call's arguments as given, for provenance
+    start = time.perf_counter()
+    prob = Problem(n, bits, q, resolve_eps(eps, ratio))
+    scope = check_scope(scope)
+    k = check_k(k)
+    rel_width = check_open("rel_width", rel_width, 0.0, 1.0)
+    abs_width = check_closed_open("abs_width", abs_width, 0.0, 1.0)
+    max_terms = check_int("max_terms", max_terms, FIRST_TERMS, 1 << 27)
+    if max_memory is not None:
+        max_memory = check_int("max_memory", max_memory, 1, 1 << 50)
+    be = get_backend(backend)
+    plan = Plan(rel_width, abs_width, plan_terms(max_terms, be.free_memory(), max_memory))
+    found = scopes.answer(scope, prob, inclusive, plan, be.xp)
+    b = found.bounds
+    return TailBound(
+        n=prob.n,
+        bits=prob.bits,
+        q=prob.q,
+        eps=prob.eps,
+        lower=b.lower,
+        estimate=0.5 * (b.lower + b.upper),
+        upper=b.upper,
+        scope=scope,
+        guarantee=scopes.guarantee(scope, exact_all=prob.bits == 1),
+        k=k,
+        pairs=found.pairs,
+        worst=found.worst,
+        inclusive=inclusive,
+        rel_width=rel_width,
+        abs_width=abs_width,
+        met=plan.met(b),
+        method=b.method,
+        backend=be.name,
+        grid_points=b.terms,
+        memory_bytes=b.memory,
+        seconds=time.perf_counter() - start,
+        budget=b.budget,
+        provenance=provenance(arguments, be.name),
+    )
