@@ -1,1 +1,1 @@
-"""."""
+"""The search for the flip probability q; read ``calibrate.py`` first."""

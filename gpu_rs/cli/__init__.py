@@ -1,1 +1,1 @@
-"""."""
+"""The ``gpu-rs`` program: ``main.py`` first, then one module per subcommand."""

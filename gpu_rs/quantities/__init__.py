@@ -1,1 +1,1 @@
-"""."""
+"""What users ask for: the tail, the privacy profile, the distribution of R, closed forms; read ``tail.py`` first."""
