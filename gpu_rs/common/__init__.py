@@ -1,1 +1,4 @@
-"""What every layer needs and no layer owns: limits, argument checks, float constants, backends, errors, serialization."""
+"""What every layer needs and no layer owns.
+
+Limits, argument checks, float constants, backends, errors, serialization.
+"""

@@ -1,1 +1,4 @@
-"""The certified tail of a sum of independent finite-atom variables; read ``pipeline.py`` first. No word of users or pairs."""
+"""The certified tail of a sum of independent finite-atom variables.
+
+Read ``pipeline.py`` first. No word of users, pairs or privacy.
+"""

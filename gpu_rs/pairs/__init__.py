@@ -1,1 +1,4 @@
-"""Neighbouring collections turned into engine queries (scopes, backgrounds, clones, exact small pairs); read ``scopes.py`` first."""
+"""Neighbouring collections turned into engine queries.
+
+Scopes, backgrounds, clones, exact small pairs; read ``scopes.py`` first.
+"""

@@ -1,1 +1,4 @@
-"""Code kept only for comparison and tests (generic shuffle bounds, exact one-bit profile, the seed's k rule); the product never imports it."""
+"""Code kept only for comparison and tests; the product never imports it.
+
+Generic shuffle bounds, the exact one-bit profile, the seed's k-randomization rule.
+"""
