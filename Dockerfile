@@ -6,7 +6,7 @@
 #   docker run --rm --gpus all gpu-rs             # runs `gpu-rs doctor`
 #   docker run --rm --gpus all gpu-rs calibrate --n 1e7 --bits 40 --eps 2 --eta 1e-3
 #
-#   docker build --target cpu-test .              # CPU only: install '.[test,plot]' and run the tests
+#   docker build --target cpu-test .              # CPU only: install '.[test,plot,accounting,dask]' and run the tests
 #
 # Stages: `base` (CUDA runtime + Python), `build` (a venv with '.[gpu,plot]'),
 # `runtime` (base + that venv, no sources or build tools), and `cpu-test`
@@ -24,7 +24,7 @@ ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
     MPLBACKEND=Agg
 WORKDIR /src
 COPY . .
-RUN pip install -e ".[test,plot]"
+RUN pip install -e ".[test,plot,accounting,dask]"
 RUN python -m pytest -q
 
 # --- CUDA base: the runtime libraries and a Python interpreter --------------------------------

@@ -319,6 +319,6 @@ def test_progress_ticker_only_on_a_terminal():
 def test_ci_runs_the_readme_test_command():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()
-    assert ".venv/bin/pip install -e '.[test,plot]' && .venv/bin/python -m pytest -q" in readme
-    assert "install --quiet -e '.[test,plot]'" in ci
+    assert ".venv/bin/pip install -e '.[test,plot,accounting,dask]' && .venv/bin/python -m pytest -q" in readme
+    assert "install --quiet -e '.[test,plot,accounting,dask]'" in ci
     assert '/bin/python" -m pytest -q' in ci
