@@ -31,7 +31,7 @@ GUARANTEES = {
     "homogeneous": "both orders of the homogeneous pair of seed 003 §1.2, a conjecture that fails in general: "
     "see docs/worst-case.md",
     "all": "proven for every neighbouring collection",
-    "all-bound": "upper end proven for every neighbouring collection (clone reduction, docs/worst-case.md); "
+    "all-bound": "proven upper bound for every neighbouring collection (clone reduction, docs/worst-case.md); "
     "lower end from the homogeneous pair",
 }
 """What a result covers, in words: one sentence per scope (``"all-bound"``: where ``all`` is a bound)."""
