@@ -45,8 +45,9 @@ MAX_CONFIGS = 2000
 this only U1 (and, in the forward order, no conditioned lower bound) is computed."""
 MARGIN = 1e-9
 """Absolute error allowed in ``log`` of a threshold polynomial (float error is below 1e-11)."""
-B_FACTORS = (1.5, 3.0, 10.0)
-"""Finite ``b`` tried by the reverse order's union bound, in units of ``E p2 = M φ^L``."""
+B_FACTORS = (0.01, 0.05, 0.2, 0.5)
+"""Finite ``b`` tried by the reverse order's union bound, in units of ``M²/C(k, 2)`` (where
+``ℓ_k(M, b)`` has lost that fraction of ``M^k/k!``); only those above ``2 E p2`` are tried."""
 NEG = -math.inf
 
 
@@ -270,7 +271,9 @@ def reverse(prob: Problem, k: int, inclusive: bool, plan: Plan, xp: object) -> B
     lo, hi = _support(bits, q, m)
     best: Bounds | None = None
     log_mean_p2 = math.log(m) + bits * math.log1p((1.0 - 2.0 * q) ** 2 / (q * (1.0 - q)))
-    for log_b in [None, *(log_mean_p2 + math.log(f) for f in B_FACTORS)]:
+    log_unit = 2.0 * math.log(m) - math.log(math.comb(k, 2))
+    finite = [log_unit + math.log(f) for f in B_FACTORS if log_unit + math.log(f) > log_mean_p2 + math.log(2.0)]
+    for log_b in [None, *finite]:
         x_hi = _ell_root(log_level, k, log_b, log_tau, lo, hi)
         if x_hi is None:
             continue  # ℓ stays below the level: this b proves nothing
