@@ -48,6 +48,8 @@ MARGIN = 1e-9
 B_FACTORS = (0.01, 0.05, 0.2, 0.5)
 """Finite ``b`` tried by the reverse order's union bound, in units of ``M²/C(k, 2)`` (where
 ``ℓ_k(M, b)`` has lost that fraction of ``M^k/k!``); only those above ``2 E p2`` are tried."""
+COARSE = 0.02
+"""Relative width asked of the engine on the first pass (see :func:`_two_pass`)."""
 NEG = -math.inf
 
 
@@ -301,11 +303,23 @@ def pair_bound(name: str, b: Bounds) -> PairBound:
     return PairBound(name, float(b.lower), float(b.upper), b.method)
 
 
+def _two_pass(order: Callable[[Problem, int, bool, Plan, object], Bounds], prob: Problem, k: int,
+              inclusive: bool, plan: Plan, xp: object) -> Bounds:
+    """``order`` at a coarse engine width first; again at ``plan``'s only if the engine's share
+    of the width, not the inequalities' (``relaxation``), is what keeps the target out of reach."""
+    coarse = Plan(max(plan.rel_width, COARSE), plan.abs_width, plan.max_terms)
+    first = order(prob, k, inclusive, coarse, xp)
+    engine = first.width - first.budget.relaxation
+    if plan.met(first) or coarse == plan or first.budget.relaxation > 4.0 * engine:
+        return first
+    return order(prob, k, inclusive, plan, xp)
+
+
 def answer(scope: str, prob: Problem, k: int, inclusive: bool, plan: Plan, xp: object) -> Scoped:
     """The certified tail of the seed's pair with ``k`` reports per user, one order or both."""
-    fwd = forward(prob, k, inclusive, plan, xp)
+    fwd = _two_pass(forward, prob, k, inclusive, plan, xp)
     if scope == "forward":
         return Scoped(fwd, (pair_bound("forward", fwd),), "forward")
-    rev = reverse(prob, k, inclusive, plan, xp)
+    rev = _two_pass(reverse, prob, k, inclusive, plan, xp)
     pairs = (pair_bound("forward", fwd), pair_bound("reverse", rev))
     return Scoped(larger(fwd, rev), pairs, "forward" if fwd.upper >= rev.upper else "reverse")
