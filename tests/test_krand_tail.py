@@ -52,9 +52,14 @@ def test_interval_contains_exact_tail(n, bits, k, q, lam):
         assert b.met == (b.upper - b.lower <= max(b.rel_width * b.lower, b.abs_width))
 
 
-@pytest.mark.parametrize(("n", "bits", "k", "q", "lam"), [(2, 1, 2, Fraction(1, 4), Fraction(3, 2)),
-                                                          (3, 2, 2, Fraction(1, 5), Fraction(2)),
-                                                          (2, 2, 3, Fraction(3, 10), Fraction(3, 2))])
+@pytest.mark.parametrize(
+    ("n", "bits", "k", "q", "lam"),
+    [
+        (2, 1, 2, Fraction(1, 4), Fraction(3, 2)),
+        (3, 2, 2, Fraction(1, 5), Fraction(2)),
+        (2, 2, 3, Fraction(3, 10), Fraction(3, 2)),
+    ],
+)
 @pytest.mark.parametrize("inclusive", [False, True])
 def test_tiny_cases_against_every_output(n, bits, k, q, lam, inclusive):
     law = shuffled_law(n, bits, q, k)
@@ -91,9 +96,25 @@ def test_profile_refuses_k_and_cli_does_not_ignore_it():
     with pytest.raises(ValueError, match="k must be 1 for privacy_profile"):
         gpu_rs.privacy_profile(100, 1, 0.25, k=2)
     out = subprocess.run(
-        [sys.executable, "-m", "gpu_rs", "profile", "--n", "100", "--bits", "1", "--q", "0.25", "--delta", "1e-3",
-         "--k", "2"],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "gpu_rs",
+            "profile",
+            "--n",
+            "100",
+            "--bits",
+            "1",
+            "--q",
+            "0.25",
+            "--delta",
+            "1e-3",
+            "--k",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert out.returncode == 2
     assert out.stderr.strip().startswith("gpu-rs: error: k must be 1 for privacy_profile")
@@ -102,7 +123,8 @@ def test_profile_refuses_k_and_cli_does_not_ignore_it():
 def test_moments_and_three_sigma_take_k():
     assert gpu_rs.moments(50, 2, 0.25, k=3) == pytest.approx(k_moments(50, 2, 0.25, 3), rel=1e-12)
     assert gpu_rs.three_sigma_q(1000, 5, math.log(2), k=2) == pytest.approx(
-        three_sigma_q_k(1000, 5, math.log(2), 2), abs=1e-9)
+        three_sigma_q_k(1000, 5, math.log(2), 2), abs=1e-9
+    )
     assert gpu_rs.precision_sigma(10**7, 0.36, 10) == pytest.approx(math.sqrt(0.36 * 0.64 * 1e6) / 0.28)
 
 

@@ -121,8 +121,9 @@ def bracket(f: Callable[[float], float], level: float, lo: float, hi: float) -> 
     return ends[0], ends[1]
 
 
-def _query(bits: int, q: float, parts: tuple[tuple[Kind, int], ...], log_t: float, upper: bool,
-           inclusive: bool = False) -> Query:
+def _query(
+    bits: int, q: float, parts: tuple[tuple[Kind, int], ...], log_t: float, upper: bool, inclusive: bool = False
+) -> Query:
     """``P[X > t]`` (``upper``) or ``P[X < t]`` for ``X`` summing ``parts``, ``log t`` given to float accuracy."""
     return Query(bits, q, parts, log_t, upper, inclusive, log_t_error=8.0 * UNIT * (1.0 + abs(log_t)))
 
@@ -135,8 +136,9 @@ def configurations(bits: int, q: float, k: int) -> list[tuple[tuple[int, ...], f
     out = []
     for levels in itertools.combinations_with_replacement(range(bits + 1), k):
         counts = tuple(levels.count(l) for l in range(bits + 1))
-        log_p = math.lgamma(k + 1) + sum(c * float(at.log_probs[l]) - math.lgamma(c + 1)
-                                         for l, c in enumerate(counts) if c)
+        log_p = math.lgamma(k + 1) + sum(
+            c * float(at.log_probs[l]) - math.lgamma(c + 1) for l, c in enumerate(counts) if c
+        )
         err = sum(c * float(at.prob_error[l]) for l, c in enumerate(counts)) + 16.0 * UNIT * (k + abs(log_p))
         out.append((counts, math.exp(log_p), err))
     return out
@@ -150,8 +152,15 @@ def combine(upper: Bounds, lower: Bounds, method: str) -> Bounds:
     """
     gap = max(0.0, upper.lower - lower.upper)
     budget = upper.budget.plus(lower.budget).add(relaxation=gap)
-    return Bounds.make(min(lower.lower, upper.upper), upper.upper, budget, method,
-                       upper.terms + lower.terms, max(upper.memory, lower.memory), shrunk=True)
+    return Bounds.make(
+        min(lower.lower, upper.upper),
+        upper.upper,
+        budget,
+        method,
+        upper.terms + lower.terms,
+        max(upper.memory, lower.memory),
+        shrunk=True,
+    )
 
 
 def mixture(rows: list[tuple[float, float, Bounds]], pruned: float, method: str) -> Bounds:
@@ -162,8 +171,15 @@ def mixture(rows: list[tuple[float, float, Bounds]], pruned: float, method: str)
     budget = ErrorBudget(truncation=pruned, roundoff=4.0 * UNIT * (len(rows) + 2) * upper)
     for p, e, b in rows:
         budget = budget.plus(b.budget.scaled(p)).add(roundoff=p * e * (b.upper + b.lower))
-    return Bounds.make(lower, min(upper, 1.0), budget, method, sum(b.terms for _, _, b in rows),
-                       max((b.memory for _, _, b in rows), default=0), shrunk=upper > 1.0)
+    return Bounds.make(
+        lower,
+        min(upper, 1.0),
+        budget,
+        method,
+        sum(b.terms for _, _, b in rows),
+        max((b.memory for _, _, b in rows), default=0),
+        shrunk=upper > 1.0,
+    )
 
 
 def _solve(query: Query, plan: Plan, xp: object) -> Bounds:
@@ -282,8 +298,14 @@ def reverse(prob: Problem, k: int, inclusive: bool, plan: Plan, xp: object) -> B
         b = _solve(_query(bits, q, parts, x_hi, False), plan, xp)
         if log_b is not None:
             tail_p2 = _solve(_query(bits, q, ((Kind(False, 2), m),), log_b, True), plan, xp)
-            b = Bounds.make(b.lower, b.upper + tail_p2.upper, b.budget.plus(tail_p2.budget).add(
-                relaxation=tail_p2.lower), "k-bonferroni", b.terms + tail_p2.terms, max(b.memory, tail_p2.memory))
+            b = Bounds.make(
+                b.lower,
+                b.upper + tail_p2.upper,
+                b.budget.plus(tail_p2.budget).add(relaxation=tail_p2.lower),
+                "k-bonferroni",
+                b.terms + tail_p2.terms,
+                max(b.memory, tail_p2.memory),
+            )
         if best is None or b.upper < best.upper:
             best = b
     if best is None:
@@ -303,8 +325,14 @@ def pair_bound(name: str, b: Bounds) -> PairBound:
     return PairBound(name, float(b.lower), float(b.upper), b.method)
 
 
-def _two_pass(order: Callable[[Problem, int, bool, Plan, object], Bounds], prob: Problem, k: int,
-              inclusive: bool, plan: Plan, xp: object) -> Bounds:
+def _two_pass(
+    order: Callable[[Problem, int, bool, Plan, object], Bounds],
+    prob: Problem,
+    k: int,
+    inclusive: bool,
+    plan: Plan,
+    xp: object,
+) -> Bounds:
     """``order`` at a coarse engine width first; again at ``plan``'s only if the engine's share
     of the width, not the inequalities' (``relaxation``), is what keeps the target out of reach."""
     coarse = Plan(max(plan.rel_width, COARSE), plan.abs_width, plan.max_terms)
