@@ -135,3 +135,10 @@ def test_calibrate_k_is_certified():
     exact = max(tail_counts(1000, 1, c.q, 2, 3.0), tail_counts_reverse(1000, 1, c.q, 2, 3.0))
     assert exact <= c.tail.upper
     assert c.sigma_calibrated == pytest.approx(gpu_rs.precision_sigma(1000, c.q, 2))
+
+
+@pytest.mark.parametrize(("n", "k", "q", "lam"), [(1000, 3, 0.2, 1.5), (100, 2, 0.3, 1.2), (10, 3, 0.1, 3.0)])
+def test_one_bit_is_exact_to_the_asked_width(n, k, q, lam):
+    b = gpu_rs.tail(n, 1, q, ratio=lam, k=k, scope="homogeneous", backend="numpy")
+    assert b.met
+    assert _contains(b, max(tail_counts(n, 1, q, k, lam), tail_counts_reverse(n, 1, q, k, lam)))

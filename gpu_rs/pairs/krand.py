@@ -37,6 +37,7 @@ from gpu_rs.engine.atoms import ONE, ZERO, Kind, log_r, record_atoms
 from gpu_rs.engine.bounds import Bounds, ErrorBudget
 from gpu_rs.engine.crossing import Query
 from gpu_rs.engine.pipeline import Plan, tail_bounds
+from gpu_rs.pairs import krand_one_bit
 from gpu_rs.pairs.results import PairBound
 from gpu_rs.pairs.scopes import Scoped, larger
 
@@ -244,9 +245,12 @@ def _conditioned(prob: Problem, k: int, u: tuple[int, ...], plan: Plan, xp: obje
 def forward(prob: Problem, k: int, inclusive: bool, plan: Plan, xp: object) -> Bounds:
     """Certified bounds on ``P_{D_m^k}[R_k > e^ε]`` (``≥`` when ``inclusive``).
 
-    The upper end is the smaller of U1 and U2, the lower end L2 (0 where the outlier's
-    configurations are too many to enumerate: :data:`MAX_CONFIGS`).
+    One bit: exact through the count of set records (:mod:`gpu_rs.pairs.krand_one_bit`).
+    Otherwise the upper end is the smaller of U1 and U2, the lower end L2 (0 where the
+    outlier's configurations are too many to enumerate: :data:`MAX_CONFIGS`).
     """
+    if prob.bits == 1:
+        return combine(*krand_one_bit.forward(prob, k, plan, xp), "k-one-bit")
     u1 = forward_u1(prob, k, inclusive, plan, xp)
     configs = configurations(prob.bits, prob.q, k)
     if not configs:
@@ -280,6 +284,8 @@ def _ell_root(log_level: float, k: int, log_b: float | None, log_tau: float, lo:
 
 def reverse(prob: Problem, k: int, inclusive: bool, plan: Plan, xp: object) -> Bounds:
     """Certified bounds on ``P_{D^k}[1/R_k > e^ε] = P[e_k < C(M, k) e^−ε]`` (``≤`` when ``inclusive``)."""
+    if prob.bits == 1:
+        return combine(*krand_one_bit.reverse(prob, k, plan, xp), "k-one-bit")
     bits, q, m = prob.bits, prob.q, k * prob.n
     parts = ((ZERO, m),)
     low = _solve(_query(bits, q, parts, math.log(m) - prob.eps / k, False, inclusive), plan, xp)
