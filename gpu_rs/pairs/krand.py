@@ -41,7 +41,7 @@ from gpu_rs.pairs import krand_one_bit
 from gpu_rs.pairs.results import PairBound
 from gpu_rs.pairs.scopes import Scoped, larger
 
-MAX_CONFIGS = 2000
+MAX_CONFIGS = 64
 """Outlier configurations (multisets of ``k`` levels) enumerated for U2 and L2; beyond
 this only U1 (and, in the forward order, no conditioned lower bound) is computed."""
 MARGIN = 1e-9

@@ -99,7 +99,7 @@ def three_sigma_q(
     prob = Problem(n, bits, 0.25, eps)
     k = check_k(k)
     if k > 1:
-        return three_sigma_q_k(prob.n, prob.bits, eps, k, q_tol=1e-12)
+        return three_sigma_q_k(prob.n, prob.bits, eps, k, q_tol=1e-9)
     nn, L, lam = prob.n, prob.bits, prob.ratio
 
     def excess(log_phi_: float) -> float:
