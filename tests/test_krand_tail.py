@@ -142,3 +142,14 @@ def test_one_bit_is_exact_to_the_asked_width(n, k, q, lam):
     b = gpu_rs.tail(n, 1, q, ratio=lam, k=k, scope="homogeneous", backend="numpy")
     assert b.met
     assert _contains(b, max(tail_counts(n, 1, q, k, lam), tail_counts_reverse(n, 1, q, k, lam)))
+
+
+def test_cli_default_scope_all_becomes_homogeneous_for_k(capsys):
+    import argparse
+
+    from gpu_rs.cli.arguments import scope_for_k
+
+    assert scope_for_k(argparse.Namespace(k=3, scope="all", scope_given=False)) == "homogeneous"
+    assert "not available for --k > 1" in capsys.readouterr().err
+    assert scope_for_k(argparse.Namespace(k=3, scope="all", scope_given=True)) == "all"
+    assert scope_for_k(argparse.Namespace(k=1, scope="all", scope_given=False)) == "all"
