@@ -27,99 +27,36 @@ bracket is handed to the engine as the threshold's error, so the events stay cer
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable
 
 from gpu_rs.common.floats import UNIT
 from gpu_rs.common.validation import Problem
-from gpu_rs.engine.atoms import ONE, ZERO, Kind, log_r, record_atoms
+from gpu_rs.engine.atoms import ONE, ZERO, Kind, log_r
 from gpu_rs.engine.bounds import Bounds, ErrorBudget
 from gpu_rs.engine.crossing import Query
 from gpu_rs.engine.pipeline import Plan, tail_bounds
 from gpu_rs.pairs import krand_one_bit
+from gpu_rs.pairs.krand_parts import (
+    MARGIN,
+    NEG,
+    bracket,
+    combine,
+    configurations,
+    log_comb,
+    log_ell,
+    log_esym,
+    lse,
+    mixture,
+)
 from gpu_rs.pairs.results import PairBound
 from gpu_rs.pairs.scopes import Scoped, larger
 
-MAX_CONFIGS = 64
-"""Outlier configurations (multisets of ``k`` levels) enumerated for U2 and L2; beyond
-this only U1 (and, in the forward order, no conditioned lower bound) is computed."""
-MARGIN = 1e-9
-"""Absolute error allowed in ``log`` of a threshold polynomial (float error is below 1e-11)."""
 B_FACTORS = (0.01, 0.05, 0.2, 0.5)
 """Finite ``b`` tried by the reverse order's union bound, in units of ``M²/C(k, 2)`` (where
 ``ℓ_k(M, b)`` has lost that fraction of ``M^k/k!``); only those above ``2 E p2`` are tried."""
 COARSE = 0.02
 """Relative width asked of the engine on the first pass (see :func:`_two_pass`)."""
-NEG = -math.inf
-
-
-def _lse(xs: list[float]) -> float:
-    top = max(xs)
-    if top == NEG:
-        return NEG
-    return top + math.log(math.fsum(math.exp(x - top) for x in xs))
-
-
-def _log_comb(n: int, j: int) -> float:
-    return math.log(math.comb(n, j)) if 0 <= j <= n else NEG
-
-
-def log_esym(log_w: list[float], counts: tuple[int, ...], k: int) -> list[float]:
-    """``log e_j`` (``j = 0..k``) of the multiset with ``counts[l]`` copies of ``exp(log_w[l])``."""
-    e = [0.0] + [NEG] * k
-    for lw, c in zip(log_w, counts, strict=True):
-        if c == 0:
-            continue
-        f = [_log_comb(c, j) + j * lw for j in range(min(c, k) + 1)]
-        new = [NEG] * (k + 1)
-        for i, ei in enumerate(e):
-            if ei == NEG:
-                continue
-            for j, fj in enumerate(f[: k + 1 - i]):
-                new[i + j] = _lse([new[i + j], ei + fj])
-        e = new
-    return e
-
-
-def log_ell(m: int, ls: float, lb: float) -> float:
-    """``log ℓ_m(s, b)`` from ``log s`` and ``log b`` (``-inf`` where it is 0)."""
-    if m == 0:
-        return 0.0
-    if m == 1:
-        return ls
-    x = math.log(math.comb(m, 2)) + lb - 2.0 * ls  # log(C(m,2) b / s²)
-    if x >= 0.0:
-        return NEG
-    return m * ls + math.log(-math.expm1(x)) - math.lgamma(m + 1)
-
-
-def bracket(f: Callable[[float], float], level: float, lo: float, hi: float) -> tuple[float, float] | None:
-    """``(x_lo, x_hi)`` with ``f(x_lo) < level − MARGIN`` and ``f(x_hi) > level + MARGIN``.
-
-    ``f`` is non-decreasing on ``[lo, hi]``; if ``f`` is computed within ``MARGIN`` of the
-    truth, the true ``sup{x : f(x) ≤ level}`` lies in the bracket. Returns None if
-    ``f(hi) ≤ level + MARGIN`` (no crossing proven below ``hi``); ``x_lo = -inf`` if
-    ``f(lo) ≥ level − MARGIN``.
-    """
-    if f(hi) <= level + MARGIN:
-        return None
-    ends = []
-    for target, below in ((level - MARGIN, True), (level + MARGIN, False)):
-        a, b = lo, hi
-        if f(a) >= target:
-            ends.append(NEG if below else a)
-            continue
-        for _ in range(200):
-            mid = 0.5 * (a + b)
-            if mid in (a, b):
-                break
-            if f(mid) < target:
-                a = mid
-            else:
-                b = mid
-        ends.append(a if below else b)
-    return ends[0], ends[1]
 
 
 def _query(
@@ -127,60 +64,6 @@ def _query(
 ) -> Query:
     """``P[X > t]`` (``upper``) or ``P[X < t]`` for ``X`` summing ``parts``, ``log t`` given to float accuracy."""
     return Query(bits, q, parts, log_t, upper, inclusive, log_t_error=8.0 * UNIT * (1.0 + abs(log_t)))
-
-
-def configurations(bits: int, q: float, k: int) -> list[tuple[tuple[int, ...], float, float]]:
-    """The outlier's level counts ``u`` with ``(P(u), relative error bound)``; empty if too many."""
-    if math.comb(bits + k, k) > MAX_CONFIGS:
-        return []
-    at = record_atoms(bits, q, ONE)
-    out = []
-    for levels in itertools.combinations_with_replacement(range(bits + 1), k):
-        counts = tuple(levels.count(l) for l in range(bits + 1))
-        log_p = math.lgamma(k + 1) + sum(
-            c * float(at.log_probs[l]) - math.lgamma(c + 1) for l, c in enumerate(counts) if c
-        )
-        err = sum(c * float(at.prob_error[l]) for l, c in enumerate(counts)) + 16.0 * UNIT * (k + abs(log_p))
-        out.append((counts, math.exp(log_p), err))
-    return out
-
-
-def combine(upper: Bounds, lower: Bounds, method: str) -> Bounds:
-    """``[lower.lower, upper.upper]`` from a certified upper-bounding and a lower-bounding quantity.
-
-    The width is ``upper``'s width, ``lower``'s width and the gap between them (the
-    inequalities' slack, charged to ``relaxation``).
-    """
-    gap = max(0.0, upper.lower - lower.upper)
-    budget = upper.budget.plus(lower.budget).add(relaxation=gap)
-    return Bounds.make(
-        min(lower.lower, upper.upper),
-        upper.upper,
-        budget,
-        method,
-        upper.terms + lower.terms,
-        max(upper.memory, lower.memory),
-        shrunk=True,
-    )
-
-
-def mixture(rows: list[tuple[float, float, Bounds]], pruned: float, method: str) -> Bounds:
-    """``Σ P(u) b_u`` with ``P(u)`` known to relative error ``e_u``; ``pruned`` mass added above."""
-    lower = math.fsum(p * (1.0 - e) * b.lower for p, e, b in rows)
-    upper = math.fsum(p * (1.0 + e) * b.upper for p, e, b in rows) + pruned
-    upper *= 1.0 + 4.0 * UNIT * (len(rows) + 2)
-    budget = ErrorBudget(truncation=pruned, roundoff=4.0 * UNIT * (len(rows) + 2) * upper)
-    for p, e, b in rows:
-        budget = budget.plus(b.budget.scaled(p)).add(roundoff=p * e * (b.upper + b.lower))
-    return Bounds.make(
-        lower,
-        min(upper, 1.0),
-        budget,
-        method,
-        sum(b.terms for _, _, b in rows),
-        max((b.memory for _, _, b in rows), default=0),
-        shrunk=upper > 1.0,
-    )
 
 
 def _solve(query: Query, plan: Plan, xp: object) -> Bounds:
@@ -215,7 +98,7 @@ def _conditioned(prob: Problem, k: int, u: tuple[int, ...], plan: Plan, xp: obje
     lr = log_r(q)
     log_w = [(bits - 2 * l) * lr for l in range(bits + 1)]
     log_e = log_esym(log_w, u, k)
-    log_c = prob.eps + _log_comb(k * prob.n, k)
+    log_c = prob.eps + log_comb(k * prob.n, k)
     if n0 == 0:
         exact = _decided(log_e[k], log_c)
         return exact, exact
@@ -223,10 +106,10 @@ def _conditioned(prob: Problem, k: int, u: tuple[int, ...], plan: Plan, xp: obje
     log_n0 = math.log(n0)
 
     def g(ls: float) -> float:
-        return _lse([log_e[j] + _log_comb(n0, k - j) + (k - j) * (ls - log_n0) for j in range(k + 1)])
+        return lse([log_e[j] + log_comb(n0, k - j) + (k - j) * (ls - log_n0) for j in range(k + 1)])
 
     def h(ls: float) -> float:
-        return _lse([log_e[j] + log_ell(k - j, ls, log_tau + ls) for j in range(k + 1)])
+        return lse([log_e[j] + log_ell(k - j, ls, log_tau + ls) for j in range(k + 1)])
 
     lo, hi = _support(bits, q, n0)
     parts = ((ZERO, n0),)
@@ -289,7 +172,7 @@ def reverse(prob: Problem, k: int, inclusive: bool, plan: Plan, xp: object) -> B
     bits, q, m = prob.bits, prob.q, k * prob.n
     parts = ((ZERO, m),)
     low = _solve(_query(bits, q, parts, math.log(m) - prob.eps / k, False, inclusive), plan, xp)
-    log_level = _log_comb(m, k) - prob.eps
+    log_level = log_comb(m, k) - prob.eps
     lr = log_r(q)
     log_tau = -bits * lr
     lo, hi = _support(bits, q, m)

@@ -22,9 +22,7 @@ from gpu_rs.engine.atoms import ONE, ZERO, Kind, log_r
 from gpu_rs.engine.bounds import Bounds
 from gpu_rs.engine.crossing import Query
 from gpu_rs.engine.pipeline import Plan, tail_bounds
-
-MARGIN = 1e-9
-"""Absolute error allowed in ``log e_k(c)`` (the float error is below 1e-11)."""
+from gpu_rs.pairs.krand_parts import MARGIN
 
 
 def log_comb_row(n: int, kmax: int) -> list[float]:
