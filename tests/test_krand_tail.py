@@ -69,7 +69,7 @@ def test_tiny_cases_against_every_output(n, bits, k, q, lam, inclusive):
 
     fwd = float(sum(pm for pm, p0 in law.values() if hit(pm, lam * p0)))
     rev = float(sum(p0 for pm, p0 in law.values() if hit(p0, lam * pm)))
-    b = gpu_rs.tail(n, bits, float(q), ratio=float(lam), k=k, inclusive=inclusive, backend="numpy")
+    b = gpu_rs.tail(n, bits, float(q), ratio=float(lam), k=k, scope="homogeneous", inclusive=inclusive, backend="numpy")
     pairs = {p.pair: p for p in b.pairs}
     assert pairs["forward"].lower <= fwd <= pairs["forward"].upper
     assert pairs["reverse"].lower <= rev <= pairs["reverse"].upper
