@@ -289,6 +289,13 @@ def main(argv=None):
     out[head - 2 : head - 2] = summary(stats, gains)
     text = "\n".join(out)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    # Keep the k-randomization section that scripts/krand_tables.py writes into the same file.
+    if os.path.exists(args.out):
+        with open(args.out, encoding="utf-8") as fh:
+            old = fh.read()
+        begin, end = "<!-- krand:begin -->", "<!-- krand:end -->"
+        if begin in old and end in old:
+            text = text.rstrip("\n") + "\n\n" + begin + old.split(begin, 1)[1].split(end, 1)[0] + end + "\n"
     with open(args.out, "w", encoding="utf-8") as fh:
         fh.write(text)
     print(f"wrote {os.path.normpath(args.out)}")

@@ -61,6 +61,7 @@ __all__ = [
     "shuffled_law_sequences",
     "tail_brute",
     "tail_counts",
+    "tail_counts_reverse",
     "tail_joint",
 ]
 
@@ -384,6 +385,42 @@ def tail_counts(n, bits, q, k, lam, inclusive=False, exact=False):
             acc += math.fsum(np.exp(log_pb2[mid] + stats.binom.logsf(need[mid] - 1, size[mid], s1)))
         total += pa * acc
     return total
+
+
+def tail_counts_reverse(n, bits, q, k, lam, inclusive=False):
+    """Exact reverse-order tail ``P_{D^k}[1/R_k > lam] = P[e_k < C(M, k)/lam]`` for L = 1, 2.
+
+    Under ``D^k`` all ``M = k n`` records are zero records, so the level counts are one
+    multinomial(``M``, ``pi0``).  ``e_k`` increases with each count moved up a level, so for
+    every ``c_2`` the event is ``c_1 < t(c_2)`` with an exact (Fraction) threshold.  L = 1:
+    ``c_1 ~ Bin(M, q)``; L = 2: ``c_2 ~ Bin(M, q^2)``, ``c_1 | c_2 ~ Bin(M - c_2, 2q/(1 + q))``.
+    Probabilities in log space (SciPy), relative accuracy ~1e-13.
+    """
+    L, k, n = int(bits), int(k), int(n)
+    if L not in (1, 2):
+        raise ValueError("tail_counts_reverse handles bits = 1 or 2")
+    qF, lamF = _F(q), _F(lam)
+    M = k * n
+    w, _, _ = levels(L, qF)
+    C = Fraction(math.comb(M, k)) / lamF
+
+    def fails(counts):  # not in the event: e_k >= C (e_k > C when inclusive)
+        e = _ek_total(counts, w, k)
+        return e > C if inclusive else e >= C
+
+    qf = float(qF)
+    if L == 1:
+        t = _first_crossing(lambda c1: fails((M - c1, c1)), 0, M)  # event: c1 < t
+        return float(stats.binom.cdf(t - 1, M, qf)) if t > 0 else 0.0
+    log_pb2 = _log_binom_pmf(M, qf * qf)
+    s1 = 2.0 * qf / (1.0 + qf)
+    terms = []
+    for c2 in range(M + 1):
+        t = _first_crossing(lambda c1, c2=c2: fails((M - c1 - c2, c1, c2)), 0, M - c2)
+        if t == 0:
+            break  # e_k grows with c2: no larger c2 is in the event either
+        terms.append(math.exp(log_pb2[c2] + stats.binom.logcdf(t - 1, M - c2, s1)))
+    return math.fsum(terms)
 
 
 def _tail_counts_exact(L, k, n0, M, w, pi0, pi1, crosses):

@@ -10,7 +10,7 @@ from gpu_rs.calibration.profile_target import calibrate_delta
 from gpu_rs.calibration.results import Calibration, ProfileCalibration
 from gpu_rs.calibration.search import Queries, smallest_q
 from gpu_rs.common.provenance import provenance
-from gpu_rs.common.validation import Problem, check_k, check_open, check_scope, resolve_eps
+from gpu_rs.common.validation import Problem, check_k, check_k_scope, check_open, check_scope, resolve_eps
 from gpu_rs.quantities.closed_forms import local_dp_q, precision_sigma, three_sigma_q
 from gpu_rs.quantities.results import TailBound
 from gpu_rs.quantities.tail import tail
@@ -48,7 +48,11 @@ def calibrate(
     scope : {"homogeneous", "forward", "all"}
         The pairs the calibrated ``q`` must protect (see :func:`gpu_rs.tail`).
     k : int
-        Randomized reports per user.
+        Randomized reports per user, ``1 <= k <= MAX_K`` (SPEC §1.3). For ``k > 1`` the tail is
+        certified by the inequalities of docs/k-randomization.md §5 (the upper end is what
+        calibration uses); the 3σ comparison uses the exact moments of ``R_k``, the local-DP
+        comparison ``ε/k`` per report, and every ``sigma_*`` is ``√(qpN/k)/(p − q)``.
+        ``scope="all"`` and ``delta`` are refused for ``k > 1``.
     q_tol : float
         Bisection tolerance on ``q``, ``0 < q_tol < 0.01``.
     rel_width : float
@@ -84,9 +88,12 @@ def calibrate(
     Problem(n, bits, 0.25, eps)
     scope = check_scope(scope)
     k = check_k(k)
+    check_k_scope(k, scope)
     if delta is not None:
         if eta is not None:
             raise ValueError("give exactly one of eta (sufficient DP) or delta ((eps, delta)-DP)")
+        if k > 1:
+            raise ValueError(f"delta calibration supports k=1 only: got k={k} (privacy_profile has no k > 1); use eta")
         delta = check_open("delta", delta, 0.0, 1.0)
         q_tol = check_open("q_tol", q_tol, 0.0, 0.01)
         rel_width = check_open("rel_width", rel_width, 0.0, 1.0)
@@ -117,12 +124,12 @@ def calibrate(
     three_q = three_tail = three_sigma = None
     query.phase = "compare"
     try:
-        three_q = three_sigma_q(n, bits, eps)
+        three_q = three_sigma_q(n, bits, eps, k=k)
         three_tail = query(three_q)
-        three_sigma = precision_sigma(n, three_q)
+        three_sigma = precision_sigma(n, three_q, k)
     except ValueError as exc:
         notes.append(f"3-sigma rule: {exc}")
-    ldp = local_dp_q(bits, eps)
+    ldp = local_dp_q(bits, eps / k)  # k reports compose: each must be (eps/k)-LDP
     final = query.seen[hi]
     if not final.met:
         notes.append(
@@ -145,9 +152,9 @@ def calibrate(
         three_sigma_q=three_q,
         three_sigma_tail=three_tail,
         local_dp_q=ldp,
-        sigma_calibrated=precision_sigma(n, hi),
+        sigma_calibrated=precision_sigma(n, hi, k),
         sigma_three_sigma=three_sigma,
-        sigma_local_dp=precision_sigma(n, ldp),
+        sigma_local_dp=precision_sigma(n, ldp, k),
         backend=final.backend,
         seconds=time.perf_counter() - start,
         notes=notes,

@@ -9,9 +9,11 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
+from gpu_rs.cli.output import PROG
 from gpu_rs.common.limits import BACKEND_NAMES, MAX_BITS, MAX_K, MAX_N, SCOPES
 
 
@@ -77,9 +79,38 @@ def add_common(p: argparse.ArgumentParser, *, q: bool, eps_required: bool) -> No
     )
 
 
+class _Given(argparse.Action):
+    """Store the value and record that the option was given (``scope_given``)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, values)
+        namespace.scope_given = True
+
+
+def scope_for_k(args: argparse.Namespace) -> str:
+    """The scope to compute: ``all`` has no proof for ``--k > 1``, so a *default* ``all`` becomes
+    ``homogeneous`` (said on stderr); an explicit ``--scope all`` goes on and is refused by the API."""
+    if args.k > 1 and args.scope == "all" and not getattr(args, "scope_given", False):
+        print(
+            f"{PROG}: note: --scope all is not available for --k > 1 (docs/k-randomization.md §5); "
+            "computing --scope homogeneous (both orders of the seed's pair)",
+            file=sys.stderr,
+        )
+        return "homogeneous"
+    return str(args.scope)
+
+
 def add_scope(p: argparse.ArgumentParser) -> None:
+    p.set_defaults(scope_given=False)
     p.add_argument(
         "--scope",
+        action=_Given,
         choices=SCOPES,
         default="homogeneous",
         help="which neighbouring pairs: 'forward' (seed 003's pair, its order), 'homogeneous' "

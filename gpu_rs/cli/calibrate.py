@@ -14,6 +14,7 @@ from gpu_rs.cli.arguments import (
     eps_kwargs,
     float_type,
     given,
+    scope_for_k,
 )
 from gpu_rs.cli.output import EXIT_OK, PROG, fmt, interval, op, print_json, verdict, warn_unmet
 from gpu_rs.cli.progress import Progress
@@ -71,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
             args.bits,
             eta=args.eta,
             delta=args.delta,
-            scope=args.scope,
+            scope=scope_for_k(args),
             k=args.k,
             backend=args.backend,
             progress=step,

@@ -38,11 +38,12 @@ def op(inclusive: bool) -> str:
 
 def warn_unmet(bound: Any) -> None:
     if bound is not None and not bound.met:
-        why = (
-            "not met: the proven bound for every pair is this loose (docs/worst-case.md)"
-            if bound.scope == "all" and bound.bits > 1
-            else "not met within the memory budget"
-        )
+        if bound.scope == "all" and bound.bits > 1:
+            why = "not met: the proven bound for every pair is this loose (docs/worst-case.md)"
+        elif getattr(bound, "k", 1) > 1:
+            why = "not met: for k > 1 the tail is bracketed by inequalities this loose (docs/k-randomization.md §5)"
+        else:
+            why = "not met within the memory budget"
         print(
             f"{PROG}: warning: width target rel_width={bound.rel_width:g} {why}; "
             f"certified width reached {bound.width:.3e}",

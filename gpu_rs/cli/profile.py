@@ -42,7 +42,13 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("give exactly one of --eps/--ratio (for delta(eps)) or --delta (for eps(delta))")
     with Progress("computing the privacy profile", quiet=args.quiet):
         prof = gpu_rs.privacy_profile(
-            args.n, args.bits, args.q, scope=args.scope, backend=args.backend, **given(rel_width=args.rel_width)
+            args.n,
+            args.bits,
+            args.q,
+            scope=args.scope,
+            k=args.k,
+            backend=args.backend,
+            **given(rel_width=args.rel_width),
         )
         found = prof.delta(resolve_eps(args.eps, args.ratio)) if args.delta is None else prof.epsilon(args.delta)
     if args.json:

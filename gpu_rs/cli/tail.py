@@ -13,6 +13,7 @@ from gpu_rs.cli.arguments import (
     eps_kwargs,
     float_type,
     given,
+    scope_for_k,
 )
 from gpu_rs.cli.output import EXIT_OK, op, print_json, warn_unmet
 from gpu_rs.cli.progress import Progress
@@ -49,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
             args.n,
             args.bits,
             args.q,
-            scope=args.scope,
+            scope=scope_for_k(args),
             k=args.k,
             inclusive=args.inclusive,
             backend=args.backend,

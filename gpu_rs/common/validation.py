@@ -64,14 +64,18 @@ def check_scope(scope: object) -> str:
 
 
 def check_k(k: object) -> int:
-    """Check the number of randomized reports per user (SPEC §1.3): only 1 is certified so far."""
-    k = check_int("k", k, 1, MAX_K)
-    if k > 1:
+    """Check the number of randomized reports per user (SPEC §1.3): ``1 <= k <= MAX_K``."""
+    return check_int("k", k, 1, MAX_K)
+
+
+def check_k_scope(k: int, scope: str) -> None:
+    """Refuse ``scope="all"`` for ``k > 1``: no reduction to finitely many pairs is proven there."""
+    if k > 1 and scope == "all":
         raise ValueError(
-            f"k must be 1 in this release: got k={k}; certified tails for several randomized reports per "
-            "user are not built yet (gpu_rs.quantities.krand_moments.k_moments gives their exact moments)"
+            f"scope='all' is not available for k={k}: the proof that bounds every neighbouring pair "
+            "(the clone reduction, docs/worst-case.md) covers one report per user, not k; pass "
+            "scope='homogeneous' (both orders of the seed's pair) or scope='forward'"
         )
-    return k
 
 
 def resolve_eps(eps: object, ratio: object) -> float:

@@ -11,7 +11,8 @@ from scipy.optimize import brentq
 
 from gpu_rs.common.floats import EXP_LIMIT, UNIT
 from gpu_rs.common.limits import MAX_BITS, MAX_K
-from gpu_rs.common.validation import Problem, check_backend_name, check_int, resolve_eps
+from gpu_rs.common.validation import Problem, check_backend_name, check_int, check_k, resolve_eps
+from gpu_rs.quantities.krand_moments import k_moments, three_sigma_q_k
 
 
 def log_phi(q: float) -> float:
@@ -31,13 +32,16 @@ def _moments_x(n: int, bits: int, q: float) -> tuple[float, float]:
     return mean, (n - 1) * var0 + var1
 
 
-def moments(n: int, bits: int, q: float, *, backend: str = "auto") -> tuple[float, float]:
-    """Closed-form mean and variance of the privacy ratio ``R = X / n`` (forward order, k = 1).
+def moments(n: int, bits: int, q: float, *, k: int = 1, backend: str = "auto") -> tuple[float, float]:
+    """Closed-form mean and variance of the privacy ratio ``R = X / n`` (forward order).
 
     Parameters
     ----------
     n, bits, q
         See :func:`gpu_rs.tail`.
+    k : int, optional
+        Randomized reports per user, ``1 <= k <= MAX_K``: for ``k > 1`` the exact moments of
+        ``R_k`` (:func:`gpu_rs.quantities.krand_moments.k_moments`, cost O(k³)).
     backend : {"auto", "numpy", "cupy"}
         Accepted for a uniform API (SPEC §2) and checked; a closed form runs on the host.
 
@@ -48,6 +52,10 @@ def moments(n: int, bits: int, q: float, *, backend: str = "auto") -> tuple[floa
     """
     check_backend_name(backend)
     prob = Problem(n, bits, q, 1.0)
+    k = check_k(k)
+    if k > 1:
+        mean_k, var_k = k_moments(prob.n, prob.bits, prob.q, k)
+        return float(mean_k), float(var_k)
     try:
         mean, var = _moments_x(prob.n, prob.bits, prob.q)
     except OverflowError:
@@ -62,9 +70,19 @@ def _q_from_phi(phi: float) -> float:
 
 
 def three_sigma_q(
-    n: int, bits: int, eps: float | None = None, *, ratio: float | None = None, backend: str = "auto"
+    n: int,
+    bits: int,
+    eps: float | None = None,
+    *,
+    ratio: float | None = None,
+    k: int = 1,
+    backend: str = "auto",
 ) -> float:
     """The seed's 3σ rule: the smallest ``q`` with ``μ + 3σ ≤ e^ε`` by (3.15).
+
+    With ``k > 1`` reports per user the rule uses the exact moments of ``R_k``
+    (:func:`gpu_rs.quantities.krand_moments.three_sigma_q_k`, cost O(k³) per evaluation),
+    not the seed's (6.1)–(6.3), which are not bounds (docs/k-randomization.md §4).
 
     This does not bound the tail; :func:`gpu_rs.tail` at the returned ``q``
     says what it really risks. ``backend`` is accepted for a uniform API and
@@ -79,6 +97,9 @@ def three_sigma_q(
     check_backend_name(backend)
     eps = resolve_eps(eps, ratio)
     prob = Problem(n, bits, 0.25, eps)
+    k = check_k(k)
+    if k > 1:
+        return three_sigma_q_k(prob.n, prob.bits, eps, k, q_tol=1e-9)
     nn, L, lam = prob.n, prob.bits, prob.ratio
 
     def excess(log_phi_: float) -> float:

@@ -11,7 +11,7 @@ import numpy as np
 from gpu_rs.common.backend import get_backend
 from gpu_rs.common.provenance import provenance
 from gpu_rs.common.serialize import ToDict
-from gpu_rs.common.validation import MAX_EPS, Problem, check_int, check_open, check_scope
+from gpu_rs.common.validation import MAX_EPS, Problem, check_int, check_k, check_open, check_scope
 from gpu_rs.engine.pipeline import Plan, plan_terms
 from gpu_rs.pairs.scopes import guarantee
 from gpu_rs.quantities.profile_orders import Order, Profile
@@ -101,6 +101,7 @@ def privacy_profile(
     q: float,
     *,
     scope: str = "homogeneous",
+    k: int = 1,
     rel_width: float = 1e-3,
     abs_width: float = 1e-12,
     max_queries: int = 400,
@@ -116,6 +117,9 @@ def privacy_profile(
         Which pairs (SPEC §1.1): the seed's pair in its order, both orders of it (the larger
         ``δ``), or every neighbouring pair (a proven upper end from the clone reduction,
         lower end from the homogeneous pair).
+    k : int
+        Randomized reports per user: only ``k = 1`` here (``δ`` needs the law of ``R_k``, not
+        just its tail bounds); ``k > 1`` raises ``ValueError`` naming :func:`gpu_rs.tail`.
     rel_width, abs_width : float
         Target for each ``δ``: ``upper − lower <= max(rel_width * lower, abs_width)``.
     max_queries : int
@@ -128,9 +132,14 @@ def privacy_profile(
     PrivacyProfile
         Call ``.delta(eps)`` and ``.epsilon(delta)``; each returns certified intervals.
     """
-    arguments = dict(n=n, bits=bits, q=q, scope=scope, rel_width=rel_width, abs_width=abs_width, backend=backend)
+    arguments = dict(n=n, bits=bits, q=q, scope=scope, k=k, rel_width=rel_width, abs_width=abs_width, backend=backend)
     prob = Problem(n, bits, q, 1.0)
     scope = check_scope(scope)
+    if check_k(k) > 1:
+        raise ValueError(
+            f"k must be 1 for privacy_profile: got k={k}; the profile's delta integrates the law of R_k, for "
+            "which only tail bounds are certified (use gpu_rs.tail(..., k=k) or calibrate(..., eta=..., k=k))"
+        )
     rel_width = check_open("rel_width", rel_width, 0.0, 1.0)
     abs_width = check_open("abs_width", abs_width, 0.0, 1.0)
     max_queries = check_int("max_queries", max_queries, 8, 100_000)

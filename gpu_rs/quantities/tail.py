@@ -11,13 +11,14 @@ from gpu_rs.common.validation import (
     check_closed_open,
     check_int,
     check_k,
+    check_k_scope,
     check_open,
     check_scope,
     resolve_eps,
 )
 from gpu_rs.engine.fourier import FIRST_TERMS
 from gpu_rs.engine.pipeline import Plan, plan_terms
-from gpu_rs.pairs import scopes
+from gpu_rs.pairs import krand, scopes
 from gpu_rs.quantities.results import TailBound
 
 DEFAULT_MAX_TERMS = 1 << 24
@@ -57,8 +58,9 @@ def tail(
         ``"homogeneous"`` the larger of both orders of that pair, ``"all"`` every
         neighbouring pair (exact for ``bits = 1``, a proven upper bound otherwise).
     k : int
-        Randomized reports per user (SPEC §1.3); only ``k = 1`` is certified in this release,
-        and larger ``k`` raises ``ValueError``.
+        Randomized reports per user, ``1 <= k <= MAX_K`` (SPEC §1.3). For ``k > 1`` the tail is
+        bracketed by Maclaurin/Bonferroni inequalities (docs/k-randomization.md §5), so the
+        interval may be wider than asked (``met`` says so); ``scope="all"`` is refused there.
     inclusive : bool
         Bound ``P[R >= e^eps]`` instead of the strict tail.
     rel_width, abs_width : float
@@ -88,6 +90,7 @@ def tail(
     prob = Problem(n, bits, q, resolve_eps(eps, ratio))
     scope = check_scope(scope)
     k = check_k(k)
+    check_k_scope(k, scope)
     rel_width = check_open("rel_width", rel_width, 0.0, 1.0)
     abs_width = check_closed_open("abs_width", abs_width, 0.0, 1.0)
     max_terms = check_int("max_terms", max_terms, FIRST_TERMS, 1 << 27)
@@ -95,7 +98,10 @@ def tail(
         max_memory = check_int("max_memory", max_memory, 1, 1 << 50)
     be = get_backend(backend)
     plan = Plan(rel_width, abs_width, plan_terms(max_terms, be.free_memory(), max_memory))
-    found = scopes.answer(scope, prob, inclusive, plan, be.xp)
+    if k > 1:
+        found = krand.answer(scope, prob, k, inclusive, plan, be.xp)
+    else:
+        found = scopes.answer(scope, prob, inclusive, plan, be.xp)
     b = found.bounds
     return TailBound(
         n=prob.n,
@@ -106,7 +112,7 @@ def tail(
         estimate=0.5 * (b.lower + b.upper),
         upper=b.upper,
         scope=scope,
-        guarantee=scopes.guarantee(scope, exact_all=prob.bits == 1),
+        guarantee=krand.GUARANTEES[scope] if k > 1 else scopes.guarantee(scope, exact_all=prob.bits == 1),
         k=k,
         pairs=found.pairs,
         worst=found.worst,
