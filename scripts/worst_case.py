@@ -303,11 +303,13 @@ FINER = r"""
 ## 8. Finer proven bounds for every pair (issue 23, item 3)
 
 `gpu_rs.pairs.reduction.tail_upper(n, bits, q, eps)` is a proven upper bound on P[R > e^ε] and
-on P[R ≥ e^ε] over every neighbouring pair, in both orders. It never exceeds the clone bound of §4,
-and is 1.4 to 2.5 times below it at the seed's L = 5 settings. It assumes only the mechanism (each
-of the L bits flipped independently with probability q) and N users. It does **not** reach the
-target of issue 23: it is 11 to 85 times the best pairs known at L = 5, and at L = 40 it is
-0.9988. §8.5 explains why no bound built this way can get much closer, and what might.
+on P[R ≥ e^ε] over every neighbouring pair, in both orders. It never exceeds the clone bound of §4 and
+is 1.4 to 2.5 times below it at the seed's L = 5 settings. At L = 8, 16 and 40 (N = 10⁷,
+λ = e²) it is 0.53, 0.47 and 0.61, where the clone bound gives 0.86, 1 and 1. It assumes only the
+mechanism (each of the L bits flipped independently with probability q) and N users. It does
+**not** reach the target of issue 23: it is 11 to 85 times the best pairs known at L = 5, and
+about 450 times the homogeneous pair at L = 40. §8.5 explains why no bound built this way can
+get much closer, and what might.
 
 Notation as in §4: x → x′ at Hamming distance d, T the d changed bits, U the other L − d,
 r = q/p, M(v)(z) = p^L r^{h(v,z)}, ℓ(z) = M(x′)(z)/M(x)(z) = r^{d − 2k}, where k is the number of
@@ -387,8 +389,12 @@ so δ_m is nonincreasing in m.
   and at most 1/4000 of the range of h.
 - Relative errors of the convolutions and of the final positive sum are applied outwards.
 - Counts beyond the lattice's reach are charged the last value, by monotonicity.
-- The lattice needs about (2p)^L(1 + e^ε)/step cells per report. At L = 40 that is out of reach,
-  and there the blanket is not evaluated: §8.5.
+- *Clipping.* The range of h is about (2p)^L(1 + e^ε), which at L = 40 is 3·10⁵ wide. Where it
+  spans more than 10⁵ steps, h is clipped to [−H, H] and E_U[(h − H)_+] is added to δ_m. This is
+  valid because (Σ h_j)_+ ≤ (Σ min(h_j, H))_+ + Σ (h_j − H)_+, and raising the values below −H
+  to −H can only raise (·)_+. H is chosen among the values of h to minimize the added mean plus
+  the step, with 15,000 steps across [−H, H]. At L = 40, d = 40 the added mean is 0.017 and the
+  step 0.018.
 
 *Shared mass can only help.* Suppose every M(y) contains a measure μ′ ≥ μ. The view that makes
 μ anonymous is at least as informative as the view that makes μ′ anonymous: from the former,
@@ -436,20 +442,21 @@ Carlo (not a bound). The clone bound is §4's. The homogeneous pair is both orde
 | 1,000, 5, 0.2446, 2 | [0.007065, 0.00707] | 0.00707 (the seed's pair) | 0.5847 | 0.2314 (d = 5) | 33 |
 | 1,000, 5, 0.1692, e² | [0.003705, 0.003708] | ≈ 0.0063 (99.99 % CI [0.00608, 0.00652]) | 0.868 | 0.5368 (d = 5) | 85 |
 | 5,000, 5, 0.1778, 2 | [0.04269, 0.04273] | ≈ 0.0454 | 0.7202 | ≈ 0.497 (d = 3) | 11 |
-| 10⁷, 40, 0.351, e² | [0.001337, 0.001338] | — | 1 | 0.9988 (d = 39) | ≈ 750 |
-| 10⁷, 8, 0.105 (3σ rule), e² | [0.004357, 0.004359] | — | 0.8631 | 0.859 (d = 8) | — |
-| 10⁷, 16, 0.2348 (3σ rule), e² | [0.01466, 0.01466] | — | 1 | 0.9993 (d = 16) | — |
+| 10⁷, 8, 0.105 (3σ rule), e² | [0.004357, 0.004359] | — | 0.8631 | 0.529 (d = 4) | 121 (vs the homogeneous pair) |
+| 10⁷, 16, 0.2348 (3σ rule), e² | [0.01466, 0.01466] | — | 1 | 0.474 (d = 8) | 32 (vs the homogeneous pair) |
+| 10⁷, 40, 0.351, e² | [0.001337, 0.001338] | — | 1 | 0.606 (d = 40) | 453 (vs the homogeneous pair) |
 
-At L = 8 and 16 (q from the seed's 3σ rule at N = 10⁷, λ = e²; the homogeneous pair's tail is
-the forward order) the graded bound gains almost nothing. The clones are few (p_d N ≈ 0.7 and
-≈ 0.1). The blanket lattice is coarse there: its step is 1/4000 of (2p)^L(1 + λ), so 0.22 at
-L = 8 and 1.9 at L = 16, where it is useless. With q = 0.351 instead, both bounds sit at their rounding
-floor (≈ 10⁻¹⁵; 10⁵ and 10³ clones), so those settings are easy for every method. At L = 40 the
-value 0.9988 is what the changing user's own report allows (the graded pair with no clones,
-after the step of §8.3): p_d N ≈ 4·10⁻⁴. It is below 1, as the issue asks, but useless.
+At L = 8 and 16, q comes from the seed's 3σ rule at N = 10⁷, λ = e², and the homogeneous
+pair's tail is its forward order. There the clones are few (p_d N ≈ 0.7 and ≈ 0.1), and the
+gain comes from the blanket: (2q)^L N ≈ 38 and 56 blanket users. At L = 40 and q = 0.351
+the blanket holds about 7 users (p_d N ≈ 4·10⁻⁴ clones). The bound 0.606 (δ(0.94) ≤ 0.396 at
+d = 40) is below 1 as the issue asks, and no longer trivial. Without the blanket it would be
+0.9988, which is what the changing user's own report allows. With q = 0.351 at L = 8 and 16,
+every bound sits at its rounding floor (≈ 10⁻¹⁵; 10⁵ and 10³ clones).
 
 Reproduce with `python -c "from gpu_rs.pairs import reduction; print(reduction.tail_upper(1000, 5, 0.2446, 0.6931))"`.
-Each L = 5 setting takes 35–85 s on 2 busy cores; almost all of it is the blanket lattice.
+Each setting takes 25–85 s on 2 busy cores (L = 40: 47 s); almost all of it is the blanket
+lattice.
 `blankets=False` gives the graded clone bound alone (0.459, 0.816, 0.674 at the three L = 5
 settings) in under a second.
 
@@ -470,13 +477,10 @@ Tests (`tests/test_reduction.py`):
   component can come within 10× of the family at the seed's settings: it is the method class,
   not the numerics, that stops here.
 - **L = 40.** A Monte Carlo of the graded blanket (`oracles_pairs.reduced_delta_mc`, not a
-  bound; 2·10⁴ samples) gives δ(1) ≈ 0.378 ± 0.003 at d = 40, N = 10⁷, q = 0.351, which would
-  mean a tail bound ≈ 0.60. Certifying it needs the law of a sum of about 8 reports whose h spans
-  [−2.5·10⁵, 3.4·10⁴]. The lattice needs about 10⁹ cell operations per (d, ε). Clipping h at
-  H = 30…300 plus a Chernoff bound on E[(Σh)_+] gives only 0.74–1. A certified FFT power, with
-  its round-off bounded, would do it; that is not built. There is no proof that d = L is the
-  worst distance for the blanket, though the Monte Carlo decreases with d (0.378, 0.335, 0.190
-  at d = 40, 20, 8).
+  bound; 2·10⁴ samples) gives δ(1) ≈ 0.378 ± 0.003 at d = 40, N = 10⁷, q = 0.351. The certified
+  lattice gives 0.384, so at L = 40 the numerics are tight and the reduction itself is the limit.
+  The blanket holds about 7 users, and the δ → tail step (§8.3) turns δ ≈ 0.4 into a tail bound
+  ≈ 0.6, about 450 times the homogeneous pair.
 - **Labelled groups (proven here, not implemented).** Label every other user's record with its
   vector, and the changing user's with a vector y* chosen independently of the change. The real
   output is the labelled one with the labels dropped. Every group other than y*'s is independent

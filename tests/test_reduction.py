@@ -73,9 +73,7 @@ def test_tail_bound_covers_every_enumerated_pair(n, bits, q, eps):
     assert got.bound <= clones.tail_upper(n, bits, q, eps)[0]
 
 
-@pytest.mark.parametrize(
-    ("v", "x", "xp"), [("111", "000", "100"), ("000", "000", "111"), ("011", "000", "110")]
-)
+@pytest.mark.parametrize(("v", "x", "xp"), [("111", "000", "100"), ("000", "000", "111"), ("011", "000", "110")])
 def test_tail_bound_covers_homogeneous_backgrounds_at_moderate_n(v, x, xp):
     n, q, eps = 12, 0.15, 0.6
     got = reduction.tail_upper(n, 3, q, eps).bound
@@ -96,3 +94,17 @@ def test_improves_on_the_collapsed_clone_bound():
 def test_distances_whose_ratio_cannot_exceed_the_threshold_are_skipped():
     # (p/q)^1 = 2.33 < e^1: a one-bit change never crosses; L = 1 has nothing else
     assert reduction.tail_upper(50, 1, 0.3, 1.0).bound == 0.0
+
+
+@pytest.mark.parametrize(("bits", "d", "q", "eps"), [(8, 8, 0.05, 0.5), (8, 4, 0.05, 0.5), (14, 14, 0.25, 2.0)])
+def test_clipped_blanket_against_exact_enumeration(bits, d, q, eps):
+    # (2p)^L (1 + e^eps) spans more than 1e5 lattice steps: h is clipped to [-H, H] (and
+    # E[(h - H)_+] added), with 15000 steps across
+    keys, _, step, _, added = blanket.kernel(bits, q, d, eps)
+    assert int(keys[-1] - keys[0]) <= blanket.CLIPPED_CELLS + 2
+    got = blanket.deltas(bits, q, d, eps, 4)
+    types = op.reduced_types(bits, d, q, "blanket")
+    for m in range(1, 5):
+        exact = float(op._delta_m_exact(types, m, [math.exp(eps)])[0])
+        assert exact <= got[m - 1] + 1e-12
+        assert got[m - 1] <= exact + step + added + 1e-9, (m, got[m - 1], exact)

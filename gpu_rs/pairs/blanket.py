@@ -18,7 +18,8 @@ The pair is symmetric (flipping the changed bits swaps ``f`` and ``f'`` and keep
 the bound holds in both orders. Rounding every ``h`` up to a lattice of step ``s`` can only
 raise ``δ_m`` (by at most ``s``), and ``δ_m`` does not increase with ``m`` (one more uniform
 report is a post-processing), so counts beyond the lattice's reach are charged the last
-value computed. The derivation is in docs/worst-case.md ("The graded blanket").
+value computed. Where the range of ``h`` is too wide (large ``L``), ``h`` is clipped to
+``[−H, H]`` and ``E[(h − H)_+]`` added (see :func:`kernel`). The derivation is in docs/worst-case.md ("The graded blanket").
 """
 
 from __future__ import annotations
@@ -33,9 +34,13 @@ from gpu_rs.pairs.counts import OUTSIDE, binomial
 
 CELLS = 4e3
 """Lattice steps across one report's range of ``h`` (the step is also at most ``STEP``)."""
+MAX_CELLS = 1e5
+"""Lattice steps across one report's range of ``h`` beyond which ``h`` is clipped (see :func:`kernel`)."""
+CLIPPED_CELLS = 1.5e4
+"""Lattice steps across the clipped range."""
 STEP = 2e-3
 """Largest lattice step: it bounds what rounding adds to ``δ_m``."""
-WORK = 5e7
+WORK = 1.5e8
 """Lattice cells convolved per ``(d, ε)``; counts beyond reach use monotonicity."""
 NEGLIGIBLE = 1e-12
 """Blanket counts are convolved up to the one above which at most this mass of ``C`` lies."""
@@ -46,8 +51,27 @@ def blanket_probability(bits: int, q: float) -> float:
     return (2.0 * q) ** bits * (1.0 - 4.0 * (bits + 2) * UNIT)
 
 
-def kernel(bits: int, q: float, d: int, eps: float) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """Lattice indices of ``h`` rounded up, their uniform weights, the step, and the weights' relative error."""
+def clip_level(h: np.ndarray, w: np.ndarray) -> float:
+    """The level ``H`` minimising what clipping and rounding add, ``E[(h − H)_+]`` plus the step.
+
+    The candidates are the positive values of ``h`` (the largest one means no clipping above).
+    """
+    best, arg = math.inf, float(h.max())
+    for level in np.sort(h[h > 0])[::-1]:
+        step = max(STEP, (float(level) + min(float(level), -float(h.min()))) / CLIPPED_CELLS)
+        cost = float(np.dot(w, np.maximum(h - level, 0.0))) + step
+        if cost < best:
+            best, arg = cost, float(level)
+    return arg
+
+
+def kernel(bits: int, q: float, d: int, eps: float) -> tuple[np.ndarray, np.ndarray, float, float, float]:
+    """Lattice indices of ``h`` (clipped, rounded up), their uniform weights, the step, the weights'
+    relative error, and the bound ``E[(h − H)_+]`` that clipping adds to ``δ_m``.
+
+    ``(Σ h_j)_+ <= (Σ min(h_j, H))_+ + Σ (h_j − H)_+`` and raising values below ``−H`` to ``−H``
+    can only raise ``(·)_+``, so the clipped lattice plus the added mean is an upper bound.
+    """
     lr, p = log_r(q), 1.0 - q
     a = np.arange(bits - d + 1)[:, None]
     b = np.arange(d + 1)[None, :]
@@ -57,19 +81,25 @@ def kernel(bits: int, q: float, d: int, eps: float) -> tuple[np.ndarray, np.ndar
     h = (f1 - math.exp(eps) * f0).ravel()
     # exp, log and the products above err by a few ulp of values at most (2p)^L (1 + e^ε) in size.
     slack = 64.0 * UNIT * (1.0 + bits * abs(lr) + abs(base)) * float(np.max(f1 + math.exp(eps) * f0))
-    step = min(STEP, float(h.max() - h.min()) / CELLS)
-    idx = np.ceil((h + slack) / step).astype(np.int64)
     counts = [math.comb(bits - d, i) * math.comb(d, j) for i in range(bits - d + 1) for j in range(d + 1)]
     w = np.array(counts, dtype=float) / 2.0**bits  # exact: integers below 2^53, a power of 2
+    added = 0.0
+    step = min(STEP, float(h.max() - h.min()) / CELLS)
+    if float(h.max() - h.min()) > MAX_CELLS * step and float(h.max()) > 0.0:
+        level = clip_level(h + slack, w)
+        added = float(np.dot(w, np.maximum(h + slack - level, 0.0))) * (1.0 + 4.0 * w.shape[0] * UNIT)
+        h = np.clip(h, -level, level)
+        step = max(STEP, float(h.max() - h.min()) / CLIPPED_CELLS)
+    idx = np.ceil((h + slack) / step).astype(np.int64)
     keys, inverse = np.unique(idx, return_inverse=True)
     merged = np.zeros(keys.shape[0])
     np.add.at(merged, inverse, w)
-    return keys, merged, step, 4.0 * UNIT * w.shape[0]
+    return keys, merged, step, 4.0 * UNIT * w.shape[0], added
 
 
 def deltas(bits: int, q: float, d: int, eps: float, m_max: int) -> np.ndarray:
     """Upper bounds on ``δ_m(ε)`` for ``m = 1 … m_max`` (row ``m − 1``), each capped by the one before."""
-    keys, w, step, rel_w = kernel(bits, q, d, eps)
+    keys, w, step, rel_w, added = kernel(bits, q, d, eps)
     lo, span = int(keys[0]), int(keys[-1] - keys[0])
     shift = keys - lo
     s = np.ones(1)
@@ -83,14 +113,14 @@ def deltas(bits: int, q: float, d: int, eps: float, m_max: int) -> np.ndarray:
         pos = values > 0
         mean_pos = float(np.dot(s[pos], values[pos]))
         rel = 2.0 * (m * (shift.shape[0] * UNIT + rel_w) + s.shape[0] * UNIT)
-        value = min(1.0, mean_pos * (1.0 + rel) / m * (1.0 + 4.0 * UNIT) + 4.0 * UNIT)
+        value = min(1.0, (mean_pos * (1.0 + rel) / m + added) * (1.0 + 4.0 * UNIT) + 4.0 * UNIT)
         out[m - 1] = min(value, out[m - 2]) if m > 1 else value
     return out
 
 
 def reach(bits: int, q: float, d: int, eps: float, m_hi: int) -> int:
     """The largest ``m`` whose lattice fits in ``WORK`` cells of convolution (at least 1, at most ``m_hi``)."""
-    keys, w, _, _ = kernel(bits, q, d, eps)
+    keys, w, _, _, _ = kernel(bits, q, d, eps)
     per = float(keys[-1] - keys[0] + 1) * w.shape[0]
     return max(1, min(m_hi, int(math.sqrt(2.0 * WORK / per))))
 
@@ -99,7 +129,7 @@ def delta_upper(n: int, bits: int, q: float, d: int, eps: float) -> float:
     """An upper bound on ``δ(ε)`` over every pair at distance ``d``, in either order (1 where out of reach)."""
     gamma = blanket_probability(bits, q)
     c_law = binomial(n - 1, gamma)
-    keys, w, _, _ = kernel(bits, q, d, eps)
+    keys, w, _, _, _ = kernel(bits, q, d, eps)
     if float(keys[-1] - keys[0] + 1) * w.shape[0] > WORK:
         return 1.0
     above = np.cumsum(c_law.pmf[::-1])[::-1]

@@ -160,16 +160,21 @@ def tail_upper(n: int, bits: int, q: float, eps: float, *, blankets: bool = True
             continue  # every report's ratio is at most (p/q)^d < e^ε: the tail is 0 for every pair
         per_d[d] = delta_upper(n, bits, q, d, grid) / factor * (1.0 + 8.0 * UNIT)
     worst = TailBound(0.0, float(grid[0]), 1)
+    first = BLANKET_STEPS[len(BLANKET_STEPS) // 2]
     for d in sorted(per_d, key=lambda k: -float(per_d[k].min())):
         values = per_d[d]
-        if blankets and float(values.min()) > worst.bound:
-            for i in BLANKET_STEPS:
-                if values[i] > worst.bound:
-                    delta = blanket.delta_upper(n, bits, q, d, float(grid[i]))
-                    values[i] = min(values[i], delta / factor[i] * (1.0 + 8.0 * UNIT))
+        # A distance matters only while its best value exceeds the largest so far: try the step
+        # that served the last distance first, and stop as soon as the distance cannot matter.
+        for i in (first, *BLANKET_STEPS) if blankets else ():
+            if float(values.min()) <= worst.bound:
+                break
+            if values[i] > worst.bound:
+                delta = blanket.delta_upper(n, bits, q, d, float(grid[i]))
+                values[i] = min(values[i], delta / factor[i] * (1.0 + 8.0 * UNIT))
         i = int(np.argmin(values))
         if values[i] > worst.bound:
             worst = TailBound(min(1.0, float(values[i])), float(grid[i]), d)
+            first = min(BLANKET_STEPS, key=lambda j: float(values[j]))
     collapsed = clones.tail_upper(n, bits, q, eps)
     if collapsed[0] < worst.bound:
         worst = TailBound(collapsed[0], collapsed[1], collapsed[2])
