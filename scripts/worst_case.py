@@ -304,10 +304,10 @@ FINER = r"""
 
 `gpu_rs.pairs.reduction.tail_upper(n, bits, q, eps)` is a proven upper bound on P[R > e^ε] and
 on P[R ≥ e^ε] over every neighbouring pair, in both orders. It never exceeds the clone bound of §4 and
-is 1.4 to 2.5 times below it at the seed's L = 5 settings. At L = 8, 16 and 40 (N = 10⁷,
+is 1.6 to 2.5 times below it at the seed's L = 5 settings. At L = 8, 16 and 40 (N = 10⁷,
 λ = e²) it is 0.53, 0.47 and 0.61, where the clone bound gives 0.86, 1 and 1. It assumes only the
 mechanism (each of the L bits flipped independently with probability q) and N users. It does
-**not** reach the target of issue 23: it is 11 to 85 times the best pairs known at L = 5, and
+**not** reach the target of issue 23: it is 9.9 to 85 times the best pairs known at L = 5, and
 about 450 times the homogeneous pair at L = 40. §8.5 explains why no bound built this way can
 get much closer, and what might.
 
@@ -441,7 +441,7 @@ Carlo (not a bound). The clone bound is §4's. The homogeneous pair is both orde
 |---|---|---|---|---|---|
 | 1,000, 5, 0.2446, 2 | [0.007065, 0.00707] | 0.00707 (the seed's pair) | 0.5847 | 0.2314 (d = 5) | 33 |
 | 1,000, 5, 0.1692, e² | [0.003705, 0.003708] | ≈ 0.0063 (99.99 % CI [0.00608, 0.00652]) | 0.868 | 0.5368 (d = 5) | 85 |
-| 5,000, 5, 0.1778, 2 | [0.04269, 0.04273] | ≈ 0.0454 | 0.7202 | ≈ 0.497 (d = 3) | 11 |
+| 5,000, 5, 0.1778, 2 | [0.04269, 0.04273] | ≈ 0.0454 | 0.7202 | 0.450 (d = 5) | 9.9 |
 | 10⁷, 8, 0.105 (3σ rule), e² | [0.004357, 0.004359] | — | 0.8631 | 0.529 (d = 4) | 121 (vs the homogeneous pair) |
 | 10⁷, 16, 0.2348 (3σ rule), e² | [0.01466, 0.01466] | — | 1 | 0.474 (d = 8) | 32 (vs the homogeneous pair) |
 | 10⁷, 40, 0.351, e² | [0.001337, 0.001338] | — | 1 | 0.606 (d = 40) | 453 (vs the homogeneous pair) |
@@ -473,9 +473,10 @@ Tests (`tests/test_reduction.py`):
 - **Shared-component bounds are capped by the blanket** (§8.2). Take the uniform-spread
   backgrounds that the blanket, and anything like it, must cover. At L = 5, N = 1000, q = 0.2446
   the blanket holds about 28 users. The changing user then hides among about 28 uniform reports
-  and not among 1000, and the bound stays near 0.23. So no decomposition with one shared
-  component can come within 10× of the family at the seed's settings: it is the method class,
-  not the numerics, that stops here.
+  and not among 1000, and the bound stays near 0.23. The δ → tail step is exact for the reduced
+  pair (§8.3), so no decomposition with one shared component comes within 10× of the best pair
+  known at the first two L = 5 settings (33× and 85×). At the third it is 9.9×, against a Monte
+  Carlo estimate of the best member. It is the method class, not the numerics, that stops here.
 - **L = 40.** A Monte Carlo of the graded blanket (`oracles_pairs.reduced_delta_mc`, not a
   bound; 2·10⁴ samples) gives δ(1) ≈ 0.378 ± 0.003 at d = 40, N = 10⁷, q = 0.351. The certified
   lattice gives 0.384, so at L = 40 the numerics are tight and the reduction itself is the limit.

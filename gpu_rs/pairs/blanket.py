@@ -19,7 +19,8 @@ the bound holds in both orders. Rounding every ``h`` up to a lattice of step ``s
 raise ``δ_m`` (by at most ``s``), and ``δ_m`` does not increase with ``m`` (one more uniform
 report is a post-processing), so counts beyond the lattice's reach are charged the last
 value computed. Where the range of ``h`` is too wide (large ``L``), ``h`` is clipped to
-``[−H, H]`` and ``E[(h − H)_+]`` added (see :func:`kernel`). The derivation is in docs/worst-case.md ("The graded blanket").
+``[−H, H]`` and ``E[(h − H)_+]`` added (see :func:`kernel`). The derivation is in
+docs/worst-case.md (§8.2, "The graded blanket").
 """
 
 from __future__ import annotations

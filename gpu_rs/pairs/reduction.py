@@ -18,7 +18,7 @@ atoms rounded up bound ``P[A > τ]`` above, rounded down bound ``Q[A > τ]`` bel
 sum has positive terms and a relative error bound. ``δ_c`` does not increase with ``c``
 (adding a clone is a post-processing), so counts above the lattice's reach are charged the
 smaller of the last graded value and the collapsed bound. The derivation is in
-docs/worst-case.md ("A finer reduction: graded clones").
+docs/worst-case.md (§8.1, "The graded clone reduction").
 """
 
 from __future__ import annotations
