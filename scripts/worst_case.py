@@ -309,7 +309,8 @@ is 1.6 to 2.5 times below it at the seed's L = 5 settings. At L = 8, 16 and 40 (
 mechanism (each of the L bits flipped independently with probability q) and N users. It does
 **not** reach the target of issue 23: it is 9.9 to 85 times the best pairs known at L = 5, and
 about 450 times the homogeneous pair at L = 40. §8.5 explains why no bound built this way can
-get much closer, and what might.
+get much closer, and what might. `reduction.delta_all(n, bits, q, eps)` is the matching bound on
+δ(ε) (SPEC §1.2), for the privacy profile over every pair.
 
 Notation as in §4: x → x′ at Hamming distance d, T the d changed bits, U the other L − d,
 r = q/p, M(v)(z) = p^L r^{h(v,z)}, ℓ(z) = M(x′)(z)/M(x)(z) = r^{d − 2k}, where k is the number of

@@ -108,3 +108,10 @@ def test_clipped_blanket_against_exact_enumeration(bits, d, q, eps):
         exact = float(op._delta_m_exact(types, m, [math.exp(eps)])[0])
         assert exact <= got[m - 1] + 1e-12
         assert got[m - 1] <= exact + step + added + 1e-9, (m, got[m - 1], exact)
+
+
+@pytest.mark.parametrize(("n", "bits", "q", "eps"), [(4, 2, 0.2, 0.3), (3, 3, 0.15, 0.8)])
+def test_delta_all_covers_every_pair_and_stays_below_the_clone_bound(n, bits, q, eps):
+    got, _ = reduction.delta_all(n, bits, q, eps)
+    exact = max(max(op.pair_delta(D, Dp, q, eps), op.pair_delta(Dp, D, q, eps)) for _, D, Dp in _every_pair(n, bits))
+    assert exact <= got <= clones.delta_upper(n, bits, q, eps)[0] * (1.0 + 1e-9) + 1e-12

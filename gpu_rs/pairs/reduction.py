@@ -179,3 +179,21 @@ def tail_upper(n: int, bits: int, q: float, eps: float, *, blankets: bool = True
     if collapsed[0] < worst.bound:
         worst = TailBound(collapsed[0], collapsed[1], collapsed[2])
     return worst
+
+
+def delta_all(n: int, bits: int, q: float, eps: float, *, blankets: bool = True) -> tuple[float, int]:
+    """A proven upper bound on ``δ(ε)`` over every neighbouring pair, either order, and the distance
+    ``d`` that attains it: the largest over ``d`` of the graded clone and graded blanket bounds.
+
+    A distance with ``(p/q)^d <= e^ε`` has ``δ(ε) = 0`` for every pair (no ratio exceeds ``e^ε``).
+    """
+    best, arg = 0.0, bits
+    for d in range(1, bits + 1):
+        if d * -log_r(q) * (1.0 + 8.0 * UNIT) <= eps:
+            continue
+        value = float(delta_upper(n, bits, q, d, np.array([eps]))[0])
+        if blankets and value > best:
+            value = min(value, blanket.delta_upper(n, bits, q, d, eps))
+        if value > best:
+            best, arg = value, d
+    return min(1.0, best), arg
