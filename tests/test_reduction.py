@@ -75,7 +75,7 @@ def test_tail_bound_covers_every_enumerated_pair(n, bits, q, eps):
 
 @pytest.mark.parametrize(("v", "x", "xp"), [("111", "000", "100"), ("000", "000", "111"), ("011", "000", "110")])
 def test_tail_bound_covers_homogeneous_backgrounds_at_moderate_n(v, x, xp):
-    n, q, eps = 12, 0.15, 0.6
+    n, q, eps = 10, 0.15, 0.6
     got = reduction.tail_upper(n, 3, q, eps).bound
     for order in ("fwd", "rev"):
         lo, _ = op.homogeneous_v_tail(n, v, x, xp, q, math.exp(eps), order)

@@ -142,6 +142,46 @@ def delta_upper(n: int, bits: int, q: float, d: int, eps: np.ndarray) -> np.ndar
     return np.minimum(1.0, total * (1.0 + 4.0 * UNIT))
 
 
+def blanket_search(
+    n: int,
+    bits: int,
+    q: float,
+    d: int,
+    grid: np.ndarray,
+    factor: np.ndarray,
+    values: np.ndarray,
+    start: int,
+    floor: float,
+) -> int:
+    """Lower ``values`` (tail bounds per step, in place) by the graded blanket, and return where it did best.
+
+    A distance matters only while its best value exceeds ``floor`` (the largest over the distances
+    done so far), so the search stops as soon as it cannot. It starts at the position ``start`` of
+    ``BLANKET_STEPS`` and walks towards the side that improves while it improves. Any step gives a
+    valid bound, so a walk that misses the best step only loosens it.
+    """
+
+    def attempt(j: int) -> float:
+        i = BLANKET_STEPS[j]
+        if values[i] > floor:
+            delta = blanket.delta_upper(n, bits, q, d, float(grid[i]))
+            values[i] = min(values[i], delta / factor[i] * (1.0 + 8.0 * UNIT))
+        return float(values[i])
+
+    best_j, best = start, attempt(start)
+    for direction in (-1, 1):
+        j = start + direction
+        while 0 <= j < len(BLANKET_STEPS) and float(values.min()) > floor:
+            value = attempt(j)
+            if value >= best:
+                break
+            best_j, best = j, value
+            j += direction
+        if best_j != start:
+            break  # improved on this side: the other side lies beyond the start, already worse
+    return best_j
+
+
 def tail_upper(n: int, bits: int, q: float, eps: float, *, blankets: bool = True) -> TailBound:
     """A proven upper bound on ``P[R > e^ε]`` and ``P[R >= e^ε]`` over every neighbouring pair, either order.
 
@@ -160,21 +200,14 @@ def tail_upper(n: int, bits: int, q: float, eps: float, *, blankets: bool = True
             continue  # every report's ratio is at most (p/q)^d < e^ε: the tail is 0 for every pair
         per_d[d] = delta_upper(n, bits, q, d, grid) / factor * (1.0 + 8.0 * UNIT)
     worst = TailBound(0.0, float(grid[0]), 1)
-    first = BLANKET_STEPS[len(BLANKET_STEPS) // 2]
+    start = len(BLANKET_STEPS) // 2
     for d in sorted(per_d, key=lambda k: -float(per_d[k].min())):
         values = per_d[d]
-        # A distance matters only while its best value exceeds the largest so far: try the step
-        # that served the last distance first, and stop as soon as the distance cannot matter.
-        for i in (first, *BLANKET_STEPS) if blankets else ():
-            if float(values.min()) <= worst.bound:
-                break
-            if values[i] > worst.bound:
-                delta = blanket.delta_upper(n, bits, q, d, float(grid[i]))
-                values[i] = min(values[i], delta / factor[i] * (1.0 + 8.0 * UNIT))
+        if blankets:
+            start = blanket_search(n, bits, q, d, grid, factor, values, start, worst.bound)
         i = int(np.argmin(values))
         if values[i] > worst.bound:
             worst = TailBound(min(1.0, float(values[i])), float(grid[i]), d)
-            first = min(BLANKET_STEPS, key=lambda j: float(values[j]))
     collapsed = clones.tail_upper(n, bits, q, eps)
     if collapsed[0] < worst.bound:
         worst = TailBound(collapsed[0], collapsed[1], collapsed[2])
