@@ -442,15 +442,14 @@ Carlo (not a bound). The clone bound is §4's. The homogeneous pair is both orde
 
 | N, L, q, λ | homogeneous pair (both orders) | best pair known | clone bound (§4) | graded (§8) | ratio |
 |---|---|---|---|---|---|
-| 1,000, 5, 0.2446, 2 | [0.007065, 0.00707] | 0.00707 (the seed's pair) | 0.5847 | 0.2314 (d = 5) | 33 |
+| 1,000, 5, 0.2446, 2 | [0.007065, 0.00707] | 0.00707 (the seed's pair) | 0.5847 | 0.2313 (d = 5) | 33 |
 | 1,000, 5, 0.1692, e² | [0.003705, 0.003708] | ≈ 0.0063 (99.99 % CI [0.00608, 0.00652]) | 0.868 | 0.5368 (d = 5) | 85 |
 | 5,000, 5, 0.1778, 2 | [0.04269, 0.04273] | ≈ 0.0454 | 0.7202 | 0.450 (d = 5) | 9.9 |
 | 10⁷, 8, 0.105 (3σ rule), e² | [0.004357, 0.004359] | — | 0.8631 | 0.529 (d = 4) | 121 (vs the homogeneous pair) |
 | 10⁷, 16, 0.2348 (3σ rule), e² | [0.01466, 0.01466] | — | 1 | 0.474 (d = 8) | 32 (vs the homogeneous pair) |
 | 10⁷, 40, 0.351, e² | [0.001337, 0.001338] | — | 1 | 0.606 (d = 40) | 453 (vs the homogeneous pair) |
 
-At L = 8 and 16, q comes from the seed's 3σ rule at N = 10⁷, λ = e², and the homogeneous
-pair's tail is its forward order. There the clones are few (p_d N ≈ 0.7 and ≈ 0.1), and the
+At L = 8 and 16, q comes from the seed's 3σ rule at N = 10⁷, λ = e². There the clones are few (p_d N ≈ 0.7 and ≈ 0.1), and the
 gain comes from the blanket: (2q)^L N ≈ 38 and 56 blanket users. At L = 40 and q = 0.351
 the blanket holds about 7 users (p_d N ≈ 4·10⁻⁴ clones). The bound 0.606 (δ(0.94) ≤ 0.396 at
 d = 40) is below 1 as the issue asks, and no longer trivial. Without the blanket it would be
@@ -468,7 +467,9 @@ Tests (`tests/test_reduction.py`):
 - the δ bound against the exact δ of every pair, in both orders, for N = 3, L = 3 and N = 4,
   L = 2;
 - the tail bound against `worst_pairs` (N ≤ 6, L = 2, 3);
-- the tail bound against exact homogeneous-background tails at N = 12, L = 3;
+- the tail bound against exact homogeneous-background tails at N = 10, L = 3;
+- the clipped blanket lattice against exact enumeration (L = 8, 14);
+- `delta_all` against the exact δ of every pair of small populations, and below the clone bound's δ;
 - the tail bound never above the clone bound, and at least 2 times below it at N = 200, L = 3.
 
 ### 8.5 What this class cannot do, and what remains open
