@@ -1,0 +1,117 @@
+"""The finer proven bounds for every pair (gpu_rs.pairs.reduction, gpu_rs.pairs.blanket).
+
+Checked against the oracles of tests/oracles_pairs.py (which never import gpu_rs): the exact
+δ of the reduced pairs, the exact δ and tail of every neighbouring pair of small populations,
+and exact tails of homogeneous backgrounds at moderate N.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import oracles_pairs as op
+import pytest
+
+import gpu_rs
+from gpu_rs.pairs import blanket, clones, reduction
+
+
+@pytest.mark.parametrize(("n", "bits", "d", "q"), [(12, 3, 2, 0.2), (30, 2, 2, 0.25), (8, 3, 3, 0.15), (40, 3, 1, 0.3)])
+def test_graded_clone_delta_against_the_exact_reduced_pair(n, bits, d, q):
+    eps = np.array([-0.2, 0.05, 0.3, 0.8])
+    got = reduction.delta_upper(n, bits, q, d, eps)
+    lo, hi = op.reduced_delta(n, bits, d, q, eps, kind="clone")
+    assert np.all(got >= lo - 1e-12)
+    # lattice rounding (step 2e-3 on atoms in (0, 2)) moves the threshold by little
+    assert np.all(got <= hi + 0.02), (got, hi)
+
+
+@pytest.mark.parametrize(("n", "bits", "d", "q"), [(12, 3, 2, 0.2), (30, 2, 2, 0.25), (8, 3, 3, 0.15), (20, 4, 4, 0.3)])
+def test_graded_blanket_delta_against_the_exact_reduced_pair(n, bits, d, q):
+    for eps in (0.05, 0.3, 0.8):
+        got = blanket.delta_upper(n, bits, q, d, eps)
+        lo, hi = op.reduced_delta(n, bits, d, q, [eps], kind="blanket")
+        assert got >= lo[0] - 1e-12
+        assert got <= hi[0] + 2.0 * blanket.STEP + 1e-9, (eps, got, hi)
+
+
+def _every_pair(n, bits):
+    """Every neighbouring pair with the changing user at 0…0 → 1…1 0…0 (d ones), by symmetry all."""
+    vectors = ["".join(v) for v in itertools.product("01", repeat=bits)]
+    for d in range(1, bits + 1):
+        x, xp = "0" * bits, "1" * d + "0" * (bits - d)
+        for bg in itertools.combinations_with_replacement(vectors, n - 1):
+            yield d, [*bg, x], [*bg, xp]
+
+
+@pytest.mark.parametrize(("n", "bits", "q"), [(3, 3, 0.2), (4, 2, 0.1), (4, 2, 0.3)])
+def test_delta_bounds_cover_every_pair_of_a_small_population(n, bits, q):
+    eps_grid = np.array([-0.3, 0.1, 0.5, 1.0])
+    bound = {
+        d: np.minimum(
+            reduction.delta_upper(n, bits, q, d, eps_grid),
+            [blanket.delta_upper(n, bits, q, d, float(e)) for e in eps_grid],
+        )
+        for d in range(1, bits + 1)
+    }
+    for d, D, Dp in _every_pair(n, bits):
+        for i, e in enumerate(eps_grid):
+            exact = max(op.pair_delta(D, Dp, q, float(e)), op.pair_delta(Dp, D, q, float(e)))
+            assert exact <= bound[d][i] + 1e-12, (D, Dp, e)
+
+
+@pytest.mark.parametrize("bits", [2, 3])
+@pytest.mark.parametrize(("n", "q", "eps"), [(4, 0.2, 0.5), (5, 0.1, 1.0), (6, 0.3, 0.2)])
+def test_tail_bound_covers_every_enumerated_pair(n, bits, q, eps):
+    if bits == 3 and n == 6:
+        n = 5
+    search = gpu_rs.worst_pairs(n, bits, q, eps)
+    got = reduction.tail_upper(n, bits, q, eps)
+    assert got.bound >= search.upper
+    assert got.bound <= clones.tail_upper(n, bits, q, eps)[0]
+
+
+@pytest.mark.parametrize(("v", "x", "xp"), [("111", "000", "100"), ("000", "000", "111"), ("011", "000", "110")])
+def test_tail_bound_covers_homogeneous_backgrounds_at_moderate_n(v, x, xp):
+    n, q, eps = 10, 0.15, 0.6
+    got = reduction.tail_upper(n, 3, q, eps).bound
+    for order in ("fwd", "rev"):
+        lo, _ = op.homogeneous_v_tail(n, v, x, xp, q, math.exp(eps), order)
+        assert lo <= got
+
+
+@pytest.mark.slow
+def test_improves_on_the_collapsed_clone_bound():
+    n, bits, q, eps = 200, 3, 0.25, 0.7
+    got = reduction.tail_upper(n, bits, q, eps)
+    old = clones.tail_upper(n, bits, q, eps)[0]
+    assert got.bound < 0.5 * old
+    assert reduction.tail_upper(n, bits, q, eps, blankets=False).bound <= old
+
+
+def test_distances_whose_ratio_cannot_exceed_the_threshold_are_skipped():
+    # (p/q)^1 = 2.33 < e^1: a one-bit change never crosses; L = 1 has nothing else
+    assert reduction.tail_upper(50, 1, 0.3, 1.0).bound == 0.0
+
+
+@pytest.mark.parametrize(("bits", "d", "q", "eps"), [(8, 8, 0.05, 0.5), (8, 4, 0.05, 0.5), (14, 14, 0.25, 2.0)])
+def test_clipped_blanket_against_exact_enumeration(bits, d, q, eps):
+    # (2p)^L (1 + e^eps) spans more than 1e5 lattice steps: h is clipped to [-H, H] (and
+    # E[(h - H)_+] added), with 15000 steps across
+    keys, _, step, _, added = blanket.kernel(bits, q, d, eps)
+    assert int(keys[-1] - keys[0]) <= blanket.CLIPPED_CELLS + 2
+    got = blanket.deltas(bits, q, d, eps, 4)
+    types = op.reduced_types(bits, d, q, "blanket")
+    for m in range(1, 5):
+        exact = float(op._delta_m_exact(types, m, [math.exp(eps)])[0])
+        assert exact <= got[m - 1] + 1e-12
+        assert got[m - 1] <= exact + step + added + 1e-9, (m, got[m - 1], exact)
+
+
+@pytest.mark.parametrize(("n", "bits", "q", "eps"), [(4, 2, 0.2, 0.3), (3, 3, 0.15, 0.8)])
+def test_delta_all_covers_every_pair_and_stays_below_the_clone_bound(n, bits, q, eps):
+    got, _ = reduction.delta_all(n, bits, q, eps)
+    exact = max(max(op.pair_delta(D, Dp, q, eps), op.pair_delta(Dp, D, q, eps)) for _, D, Dp in _every_pair(n, bits))
+    assert exact <= got <= clones.delta_upper(n, bits, q, eps)[0] * (1.0 + 1e-9) + 1e-12
