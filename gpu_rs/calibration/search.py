@@ -155,13 +155,14 @@ def _secant(lo: float, hi: float, q_tol: float, target: float, query: Queries) -
     Points are ``hi₀ − m·q_tol`` for integers ``m`` (``hi₀`` the first ``hi``), so the bracket
     ends with ``lo = hi − q_tol`` up to rounding: the check of ``q − q_tol`` is one of its steps.
     The next point is the root of ``log(estimate / aim)`` (``aim`` the estimate whose upper end,
-    at ``rel_width``, is the target) by the secant through the two latest points when it falls
-    inside the bracket, else by regula falsi through the bracket's ends with the Illinois
-    modification; it is rounded to the grid and kept strictly inside the bracket, and a
-    bisection follows any three steps that did not halve the bracket. Far from the answer a
+    at ``rel_width``, is the target) by the secant through the two latest points when they are
+    the bracket's ends, else by regula falsi through the ends with the Illinois modification; it
+    is rounded to the grid and kept strictly inside the bracket, and a bisection follows any
+    three steps that did not halve the bracket. Far from the answer a
     point is asked at the width its predicted distance allows (refined only if undecided);
-    within :data:`ENDGAME` grid steps of the predicted answer, at ``rel_width`` at once, since
-    the answer must be reported at that width anyway.
+    within :data:`ENDGAME` grid steps of the predicted answer, a point predicted to certify is
+    asked at ``rel_width`` at once while no answer has that width (it is reported at that width
+    anyway), any other at the width its predicted distance allows.
     """
     top, aim = hi, target / (1.0 + 0.5 * query.rel_width)
 
@@ -177,7 +178,9 @@ def _secant(lo: float, hi: float, q_tol: float, target: float, query: Queries) -
         first, last = m_hi + 1, math.ceil(u_lo - 1e-9) - 1
         if first > last:
             return hi
-        guess = _root(recent[-2:])
+        # The secant through the two latest points while they straddle the answer; after a
+        # one-sided step, regula falsi with the Illinois halving (the stale end's value halved).
+        guess = _root(recent[-2:]) if len(recent) >= 2 and {recent[-2][0], recent[-1][0]} == {lo, hi} else None
         if guess is None or not lo < guess < hi:
             guess = _root([(lo, f_lo), (hi, f_hi)]) if math.isfinite(f_lo) else None
         m_star = (top - guess) / q_tol if guess is not None else 0.5 * (m_hi + u_lo)
@@ -187,10 +190,12 @@ def _secant(lo: float, hi: float, q_tol: float, target: float, query: Queries) -
             m_star = 0.5 * (m_hi + u_lo)
         m = min(last, max(first, round(m_star)))
         q = top - m * q_tol
-        if endgame:
+        slope = abs(f_lo - f_hi) / (hi - lo) if math.isfinite(f_lo) else 0.0
+        if endgame and m <= m_star and query.widths[hi] > query.rel_width:  # likely the answer: asked as reported
             width = query.rel_width
+        elif endgame:  # predicted not to: as wide as its predicted distance from the target allows
+            width = slope * q_tol * max(1.0, m - m_star)
         else:
-            slope = abs(f_lo - f_hi) / (hi - lo) if math.isfinite(f_lo) else 0.0
             width = 0.25 * slope * moved * q_tol
         if query.decide(q, target, width):
             hi, m_hi, f_hi = q, m, f(q)
