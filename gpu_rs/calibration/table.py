@@ -25,6 +25,8 @@ from typing import Any
 from gpu_rs.calibration.calibrate import calibrate
 from gpu_rs.calibration.results import Calibration
 from gpu_rs.calibration.table_file import COLUMNS, RowWriter, file_format, read_rows, row_key
+from gpu_rs.common.backend import host_free_memory
+from gpu_rs.common.errors import MemoryBudgetError
 from gpu_rs.common.serialize import ToDict
 
 ROW_BYTES = 400 * 2**20
@@ -175,7 +177,8 @@ def table(
         Where rows run (e.g. ``distributed.Client(address).get_executor()``); default: a pool
         of ``workers`` local processes.
     workers : int, optional
-        Local worker processes, ``>= 1`` (default: the number of cores).
+        Local worker processes, ``>= 1`` (default: the number of cores; fewer if free memory
+        holds fewer than :data:`ROW_BYTES` each).
     q_tol, rel_width, backend
         Passed to every :func:`~gpu_rs.calibrate`.
     progress : callable, optional
@@ -190,6 +193,8 @@ def table(
 
     Raises
     ------
+    MemoryBudgetError
+        If free memory cannot hold one local worker (before any row runs).
     RuntimeError
         If a worker process dies: the rows finished so far are in ``out``; a rerun computes the rest.
     """
@@ -198,6 +203,13 @@ def table(
     workers = (os.cpu_count() or 1) if workers is None else int(workers)
     if workers < 1:
         raise ValueError(f"workers must be an integer >= 1: got {workers!r}")
+    if executor is None:  # local workers: as many as memory holds, refused if not even one
+        fit = host_free_memory() // ROW_BYTES
+        if fit < 1:
+            raise MemoryBudgetError(
+                f"table: a worker needs about {ROW_BYTES / 2**20:.0f} MiB, {host_free_memory() / 2**20:.0f} MiB free"
+            )
+        workers = min(workers, fit)
     options = {"q_tol": q_tol, "rel_width": rel_width, "backend": backend}
     if out is not None:
         file_format(out)  # a bad name fails before any work
