@@ -29,6 +29,8 @@ class Queries:
     sets ``phase`` ("bracket", "search", "scan", "check") and the caller may set its own.
     ``seen[q]`` is the finest value at ``q``; ``certifying[q]`` the first value whose upper
     end met the target there (a finer interval need not nest inside a coarser one; both hold).
+    A value wider than asked (the method's limit: the all-pairs bound of several bits, a memory
+    budget) puts ``q`` in ``exhausted``: it is not asked again.
     """
 
     def __init__(
@@ -41,17 +43,20 @@ class Queries:
         self.seen: dict[float, Any] = {}
         self.widths: dict[float, float] = {}
         self.certifying: dict[float, Any] = {}
+        self.exhausted: set[float] = set()
         self.steps: list[dict[str, Any]] = []
         self.phase = "bracket"
 
     def __call__(self, q: float, width: float | None = None) -> Any:
         """The value at ``q``, at ``width`` (default ``rel_width``) or finer."""
         width = self.rel_width if width is None else min(COARSE, max(width, self.rel_width))
-        if q not in self.seen or self.widths[q] > width:
+        if q not in self.seen or (self.widths[q] > width and q not in self.exhausted):
             value, seconds = self.compute(q, width)
             # A value narrower than asked counts at the width it reached (no finer query repeats it).
             reached = (value.upper - value.lower) / value.lower if value.lower > 0 else math.inf
             self.seen[q], self.widths[q] = value, min(width, max(reached, self.rel_width))
+            if reached > width and value.upper > value.lower:  # not met: a finer ask would not do better
+                self.exhausted.add(q)
             step = {
                 "q": q,
                 "width": width,
@@ -73,7 +78,7 @@ class Queries:
             if value.upper <= target:
                 self.certifying.setdefault(q, value)
                 return True
-            if value.lower > target or self.widths[q] <= self.rel_width:
+            if value.lower > target or self.widths[q] <= self.rel_width or q in self.exhausted:
                 return False
             gap = abs(math.log(max(value.estimate, FLOOR) / target))
             width = max(self.rel_width, min(self.widths[q] / REFINE, 0.5 * gap))
@@ -91,5 +96,12 @@ class Queries:
         return self.certifying[q]
 
     def log_gap(self, q: float, target: float) -> float:
-        """``log(estimate / target)`` at ``q`` (computed values only)."""
-        return math.log(max(self.seen[q].estimate, FLOOR) / target)
+        """``log(u / target)`` at ``q``, ``u`` the upper end expected at ``rel_width`` (computed values only).
+
+        That is ``estimate · (1 + rel_width / 2)``, or the upper end itself where no finer
+        width can be had (``exhausted``): the decision the search aims at, whatever width ``q``
+        was computed at.
+        """
+        value = self.seen[q]
+        upper = value.upper if q in self.exhausted else value.estimate * (1.0 + 0.5 * self.rel_width)
+        return math.log(max(upper, FLOOR) / target)

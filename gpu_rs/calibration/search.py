@@ -154,8 +154,8 @@ def _secant(lo: float, hi: float, q_tol: float, target: float, query: Queries) -
 
     Points are ``hi₀ − m·q_tol`` for integers ``m`` (``hi₀`` the first ``hi``), so the bracket
     ends with ``lo = hi − q_tol`` up to rounding: the check of ``q − q_tol`` is one of its steps.
-    The next point is the root of ``log(estimate / aim)`` (``aim`` the estimate whose upper end,
-    at ``rel_width``, is the target) by the secant through the two latest points when they are
+    The next point is the root of :meth:`Queries.log_gap` (the upper end expected at
+    ``rel_width`` against the target) by the secant through the two latest points when they are
     the bracket's ends, else by regula falsi through the ends with the Illinois modification; it
     is rounded to the grid and kept strictly inside the bracket, and a bisection follows any
     three steps that did not halve the bracket. Far from the answer a
@@ -164,10 +164,10 @@ def _secant(lo: float, hi: float, q_tol: float, target: float, query: Queries) -
     asked at ``rel_width`` at once while no answer has that width (it is reported at that width
     anyway), any other at the width its predicted distance allows.
     """
-    top, aim = hi, target / (1.0 + 0.5 * query.rel_width)
+    top = hi
 
     def f(q: float) -> float:
-        return query.log_gap(q, aim)
+        return query.log_gap(q, target)
 
     m_hi, u_lo = 0, (top - lo) / q_tol  # hi = top - m_hi q_tol; lo = top - u_lo q_tol (u_lo real)
     f_lo = f(lo) if lo > 0 else math.inf
@@ -186,7 +186,7 @@ def _secant(lo: float, hi: float, q_tol: float, target: float, query: Queries) -
         m_star = (top - guess) / q_tol if guess is not None else 0.5 * (m_hi + u_lo)
         moved = abs(m_star - (top - recent[-1][0]) / q_tol)  # how far the prediction moved: its error
         endgame = moved <= ENDGAME or last - first < ENDGAME
-        if not endgame and len(lengths) >= 4 and u_lo - m_hi > 0.5 * lengths[-4]:
+        if len(lengths) >= 4 and u_lo - m_hi > 0.5 * lengths[-4]:
             m_star = 0.5 * (m_hi + u_lo)
         m = min(last, max(first, round(m_star)))
         q = top - m * q_tol
