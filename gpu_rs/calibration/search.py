@@ -91,14 +91,14 @@ def smallest_q(
     lowest = _scan(hi, bits, target, q_tol, query)
     if lowest < hi:
         notes.append(f"not monotone in q: q={lowest:.8g} below the search's answer {hi:.8g} also certifies")
-        below = lowest - DENSE.step
-        hi = _secant(below, lowest, q_tol, target, query) if below > 0 and not ok(below) else lowest
-    # q - q_tol must not certify (the search's last lower end is that point): check, move down if it does.
+        hi = _secant(*_descend(lowest, DENSE.step, ok), q_tol, target, query)
+    # q - q_tol must not certify (the search's last lower end is that point): check, search below if it does.
     query.phase = "check"
     below = _near_seen(query, hi - q_tol, 1e-6 * q_tol)
     while below > 0 and query.decide(below, target, query.widths.get(below, COARSE)):
         notes.append(f"q={below:.8g} below the answer also certifies; answer moved down")
-        hi, below = below, _near_seen(query, below - q_tol, 1e-6 * q_tol)
+        hi = _secant(*_descend(below, q_tol, ok), q_tol, target, query)
+        below = _near_seen(query, hi - q_tol, 1e-6 * q_tol)
     if hi > 0.5 - NOISE:
         raise CalibrationError(
             f"the target {target:g} at eps={eps:g} needs q={hi:.10g}, within {NOISE:g} of 1/2: such reports carry "
@@ -146,6 +146,15 @@ def _bracket(n: int, bits: int, eps: float, q_tol: float, ok: Callable[[float], 
             return hi - step, hi
         hi -= step
         step *= 4
+    return 0.0, hi
+
+
+def _descend(hi: float, step: float, ok: Callable[[float], bool]) -> tuple[float, float]:
+    """``(lo, hi)`` below a certified ``hi``: down by ``step``, then 4 times longer each, to a point that does not."""
+    while hi - step > 0:
+        if not ok(hi - step):
+            return hi - step, hi
+        hi, step = hi - step, 4 * step
     return 0.0, hi
 
 
