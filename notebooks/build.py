@@ -254,7 +254,9 @@ with open(path, newline="") as f:
 fig, ax = plt.subplots(figsize=(7, 4.5))
 for bits in sorted({int(r["bits"]) for r in rows}):
     points = sorted((int(r["n"]), float(r["q"])) for r in rows if int(r["bits"]) == bits)
-    ax.semilogx(*zip(*points), "o-", label=f"L = {bits}")
+    ax.plot(*zip(*points), "o-", label=f"L = {bits}")
+ax.set_xscale("log")
+ax.set_yscale("log")  # L = 1 needs q ~ 1e-5 at N = 1e6, L = 40 nearly 0.4
 ax.set_xlabel("N")
 ax.set_ylabel("calibrated q")
 ax.set_title(f"q with certified P[R > e²] ≤ {ETA:g}, read from {path.name}")
