@@ -233,17 +233,18 @@ show(fig)'''),
     ("md", """\
 ## A table over a grid, and q against N from it
 
-`gpu_rs.table` runs one calibration per setting of a grid (here N × L at λ = e², η = 10⁻³, with
-the fast tolerances above), on local worker processes, appending each row to a CSV file as it
-finishes; a second call with the same file computes only the rows it lacks. `gpu-rs table`
-is the same from the command line. The plot reads the file back."""),
+`gpu_rs.table` runs one calibration per setting of a grid (here N × L at λ = e², η = 10⁻³,
+`rel_width = 1e-2`, and `q_tol = 1e-6` since L = 1 needs q near 1e-5) on local worker
+processes, appending each row to a CSV file as it finishes; a second call with the same file
+computes only the rows it lacks. `gpu-rs table` is the same from the command line. The plot
+reads the file back."""),
     ("code", '''\
 import csv
 import tempfile
 from pathlib import Path
 
 path = Path(tempfile.mkdtemp()) / "table.csv"
-grid = dict(n=[10**3, 10**4, 10**5, 10**6], bits=[1, 5, 40], eps=2.0, eta=ETA, q_tol=1e-4, rel_width=1e-2)
+grid = dict(n=[10**3, 10**4, 10**5, 10**6], bits=[1, 5, 40], eps=2.0, eta=ETA, q_tol=1e-6, rel_width=1e-2)
 t = gpu_rs.table(**grid, out=str(path), workers=2, backend=BACKEND)
 print(f"{len(t.rows)} rows, {t.computed} computed in {t.seconds:.1f} s")
 print(f"again: {gpu_rs.table(**grid, out=str(path), workers=2, backend=BACKEND).computed} rows computed")
