@@ -133,9 +133,10 @@ def plan(settings: list[dict[str, Any]], done: int, workers: int, options: dict[
     for s in random.Random(0).sample(settings, min(SAMPLES, len(settings))):
         try:
             eps = s["eps"] if s["eps"] is not None else math.log(s["ratio"])
-            q = min(max(three_sigma_q(s["n"], s["bits"], eps), 1e-4), 0.49)
+            q = min(max(three_sigma_q(s["n"], s["bits"], eps, k=s["k"]), 1e-4), 0.49)
             t0 = time.perf_counter()
-            tail(s["n"], s["bits"], q, eps, scope=s["scope"], rel_width=0.1, backend=options.get("backend", "auto"))
+            backend = options.get("backend", "auto")
+            tail(s["n"], s["bits"], q, eps, scope=s["scope"], k=s["k"], rel_width=0.1, backend=backend)
             seconds.append(time.perf_counter() - t0)
         except (ValueError, TypeError):
             seconds.append(0.0)
