@@ -55,6 +55,7 @@ from gpu_rs.common.provenance import package_version as _package_version
 if TYPE_CHECKING:
     from gpu_rs.calibration.calibrate import calibrate
     from gpu_rs.calibration.results import Calibration, ProfileCalibration
+    from gpu_rs.calibration.table import Table, table
     from gpu_rs.common.errors import CalibrationError, MemoryBudgetError
     from gpu_rs.engine.bounds import ErrorBudget
     from gpu_rs.pairs.exact import pair_tail
@@ -76,6 +77,7 @@ _HOMES = {
     "PrivacyProfile": "gpu_rs.quantities.profile",
     "ProfileCalibration": "gpu_rs.calibration.results",
     "RatioDistribution": "gpu_rs.quantities.distribution",
+    "Table": "gpu_rs.calibration.table",
     "TailBound": "gpu_rs.quantities.results",
     "calibrate": "gpu_rs.calibration.calibrate",
     "local_dp_q": "gpu_rs.quantities.closed_forms",
@@ -84,6 +86,7 @@ _HOMES = {
     "precision_sigma": "gpu_rs.quantities.closed_forms",
     "privacy_profile": "gpu_rs.quantities.profile",
     "ratio_distribution": "gpu_rs.quantities.distribution",
+    "table": "gpu_rs.calibration.table",
     "tail": "gpu_rs.quantities.tail",
     "three_sigma_q": "gpu_rs.quantities.closed_forms",
     "worst_pairs": "gpu_rs.pairs.worst",
@@ -100,6 +103,7 @@ __all__ = [
     "PrivacyProfile",
     "ProfileCalibration",
     "RatioDistribution",
+    "Table",
     "TailBound",
     "calibrate",
     "local_dp_q",
@@ -108,6 +112,7 @@ __all__ = [
     "precision_sigma",
     "privacy_profile",
     "ratio_distribution",
+    "table",
     "tail",
     "three_sigma_q",
     "worst_pairs",

@@ -15,7 +15,7 @@ import gpu_rs
 from gpu_rs.common.backend import cupy_available, resolve_backend
 
 
-@pytest.mark.parametrize("name", ["tail", "calibrate", "ratio_distribution", "moments", "three_sigma_q"])
+@pytest.mark.parametrize("name", ["tail", "calibrate", "ratio_distribution", "moments", "three_sigma_q", "table"])
 def test_cpu_fallback_has_the_same_signatures(name):
     a = inspect.signature(getattr(gpu_rs, name))
     b = inspect.signature(getattr(cpu_fallback, name))

@@ -73,7 +73,7 @@ BAD_INPUT = [
     pytest.param(["calibrate", *PROBLEM, "--eps", "0.69"], r"--eta", False, id="no-eta"),
     pytest.param([*TAIL, "--backend", "gpu"], r"--backend", False, id="backend-unknown"),
     pytest.param(["pmf", *PROBLEM, "--q", "0.6"], r"\bq\b", True, id="pmf-q"),
-    pytest.param([], r"tail,calibrate,pmf,profile,doctor", False, id="no-command"),
+    pytest.param([], r"tail,calibrate,pmf,profile,table,doctor", False, id="no-command"),
 ]
 
 

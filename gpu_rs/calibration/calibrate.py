@@ -125,7 +125,7 @@ def calibrate(
     query.phase = "compare"
     try:
         three_q = three_sigma_q(n, bits, eps, k=k)
-        three_tail = query(three_q)
+        three_tail = query.settled(three_q, eta)
         three_sigma = precision_sigma(n, three_q, k)
     except ValueError as exc:
         notes.append(f"3-sigma rule: {exc}")

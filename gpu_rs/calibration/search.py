@@ -4,6 +4,12 @@ A query ``q -> bound`` (any value with ``lower``, ``estimate``, ``upper``: a tai
 certified at ``q`` when ``upper <= target``. The target is not proven monotone in ``q``, so the
 search keeps the invariant "``hi`` certifies, ``lo`` does not", then looks below its answer for
 certified dips and checks that ``q − q_tol`` does not certify.
+
+Cost (issue 22): every decision is made with the coarsest width that settles it
+(:class:`~gpu_rs.calibration.queries.Queries`); inside the bracket the steps are secant steps on
+``log(value / target)`` from the two latest points, rounded to the grid ``hi₀ − m·q_tol`` so
+that the last two points are ``q`` and ``q − q_tol`` themselves, with a bisection whenever the
+bracket fails to halve in two steps; the scan for dips reuses every point already computed.
 """
 
 from __future__ import annotations
@@ -12,18 +18,14 @@ import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from gpu_rs.calibration.queries import COARSE, Queries
 from gpu_rs.common.errors import CalibrationError
-from gpu_rs.common.floats import FLOOR
 from gpu_rs.quantities.closed_forms import three_sigma_q
 
 Q_MAX = 0.5 - 1e-9
 """Largest flip probability tried: q must stay below 1/2."""
 NOISE = 1e-6
 """A calibrated q within this distance of 1/2 is refused: such reports carry no information."""
-CHECKS = (1, 2)
-"""Multiples of ``q_tol`` below the answer that must not certify."""
-COARSE = 0.1
-"""Relative width of the queries that only look for certified dips below the answer."""
 
 
 class DenseScan(NamedTuple):
@@ -46,42 +48,10 @@ DENSE = DenseScan(step=5e-5, points=40, max_bits=3)
 SPARSE = SparseScan(first=1e-4, growth=2.0, reach=0.02)
 SCAN_STOP = 1.5
 """A scan point whose lower bound exceeds this factor of eta counts as a miss; four in a row end it."""
-SAFE = 0.05
-"""Share of the bracket kept away from its ends by the Illinois steps."""
-
-
-ValueAt = Callable[[float, float], Any]
-"""``(q, width) -> a certified value`` with ``lower``, ``estimate`` and ``upper``."""
-
-
-class Queries:
-    """Certified values by ``q``, each computed once at the width first asked.
-
-    ``compute(q, width)`` returns ``(value, seconds)``. Every new value is a step
-    ``{"q", "lower", "upper", "seconds", "phase"}``, passed to ``progress``; the search sets
-    ``phase`` ("bracket", "search", "scan", "check") and the caller may set its own.
-    """
-
-    def __init__(
-        self,
-        compute: Callable[[float, float], tuple[Any, float]],
-        rel_width: float,
-        progress: Callable[[dict[str, Any]], Any] | None,
-    ) -> None:
-        self.compute, self.rel_width, self.progress = compute, rel_width, progress
-        self.seen: dict[float, Any] = {}
-        self.steps: list[dict[str, Any]] = []
-        self.phase = "bracket"
-
-    def __call__(self, q: float, width: float | None = None) -> Any:
-        if q not in self.seen:
-            value, seconds = self.compute(q, self.rel_width if width is None else width)
-            self.seen[q] = value
-            step = {"q": q, "lower": value.lower, "upper": value.upper, "seconds": seconds, "phase": self.phase}
-            self.steps.append(step)
-            if self.progress is not None:
-                self.progress(step)
-        return self.seen[q]
+ENDGAME = 2
+"""Within this many grid steps of the predicted answer a point is asked at ``rel_width`` directly."""
+REUSE = 0.2
+"""A scan point may be replaced by a computed point within this share of its offset (dense: of its step)."""
 
 
 def smallest_q(
@@ -95,54 +65,46 @@ def smallest_q(
 ) -> tuple[float, list[str], list[dict[str, float]]]:
     """``(q, notes, violations)``: the smallest certified ``q`` found, within ``q_tol``.
 
-    ``what`` names the target and the value for messages (``("eta", "tail")``).
+    ``what`` names the target and the value for messages (``("eta", "tail")``). On return
+    ``query.seen[q]`` is the value reported at ``q`` (at ``rel_width`` where that certifies).
     Raises :class:`CalibrationError` if even ``q`` just below 1/2 does not certify, or the
     answer is within :data:`NOISE` of 1/2.
     """
     name, quantity = what
-    rel_width = query.rel_width
-    top = query(Q_MAX)
-    if top.upper > target:
+    if not query.decide(Q_MAX, target):
+        top = query.seen[Q_MAX]
         raise CalibrationError(
             f"{name}={target:g} cannot be met for any q < 1/2 at eps={eps:g}: at q={Q_MAX} the certified "
             f"{quantity} is in [{top.lower:.3e}, {top.upper:.3e}]"
         )
 
     def ok(q: float) -> bool:
-        return bool(query(q, rel_width).upper <= target)
+        return query.decide(q, target)
 
     lo, hi = _bracket(n, bits, eps, q_tol, ok)
     query.phase = "search"
-    hi = _illinois(lo, hi, q_tol, target, rel_width, query)
+    hi = _secant(lo, hi, q_tol, target, query)
     notes: list[str] = []
     # Not monotone in q (for small L it oscillates as lattice points cross the threshold;
     # for large L an atom crossing it makes it jump): look below for certified dips.
     query.phase = "scan"
-    lowest = _scan(hi, bits, target, q_tol, lambda q: query(q, max(rel_width, COARSE)))
+    lowest = _scan(hi, bits, target, q_tol, query)
     if lowest < hi:
         notes.append(f"not monotone in q: q={lowest:.8g} below the search's answer {hi:.8g} also certifies")
-        below = lowest - DENSE.step
-        hi = (
-            _illinois(max(below, 0.0), lowest, q_tol, target, rel_width, query)
-            if below > 0 and not ok(below)
-            else lowest
-        )
-    # q - q_tol (and a few points below) must not certify: check, and move down if one does.
+        hi = _secant(*_descend(lowest, DENSE.step, ok), q_tol, target, query)
+    # q - q_tol must not certify (the search's last lower end is that point): check, search below if it does.
     query.phase = "check"
-    moved = True
-    while moved:
-        moved = False
-        for step_back in CHECKS:
-            q = hi - step_back * q_tol
-            if q > 0 and ok(q):
-                notes.append(f"q={q:.8g} below the answer also certifies; answer moved down")
-                hi, moved = q, True
-                break
+    below = _near_seen(query, hi - q_tol, 1e-6 * q_tol)
+    while below > 0 and query.decide(below, target, query.widths.get(below, COARSE)):
+        notes.append(f"q={below:.8g} below the answer also certifies; answer moved down")
+        hi = _secant(*_descend(below, q_tol, ok), q_tol, target, query)
+        below = _near_seen(query, hi - q_tol, 1e-6 * q_tol)
     if hi > 0.5 - NOISE:
         raise CalibrationError(
             f"the target {target:g} at eps={eps:g} needs q={hi:.10g}, within {NOISE:g} of 1/2: such reports carry "
             "no information about the data (every report is nearly a fair coin flip per bit)"
         )
+    query.seen[hi] = query.final(hi, target)
     # Monotonicity, at the widths computed, over every point queried near the answer.
     near = sorted((q, b) for q, b in query.seen.items() if abs(q - hi) <= SPARSE.reach)
     violations = [
@@ -157,6 +119,11 @@ def smallest_q(
         )
         violations = sorted(violations, key=lambda v: v["upper_at_low"] - v["lower_at_high"])[:10]
     return hi, notes, violations
+
+
+def _near_seen(query: Queries, q: float, tol: float) -> float:
+    """A computed point within ``tol`` of ``q`` (the same grid point up to rounding), else ``q``."""
+    return next((s for s in query.seen if abs(s - q) <= tol), q)
 
 
 def _bracket(n: int, bits: int, eps: float, q_tol: float, ok: Callable[[float], bool]) -> tuple[float, float]:
@@ -182,53 +149,99 @@ def _bracket(n: int, bits: int, eps: float, q_tol: float, ok: Callable[[float], 
     return 0.0, hi
 
 
-def _illinois(lo: float, hi: float, q_tol: float, eta: float, rel_width: float, query: ValueAt) -> float:
-    """Shrink ``(lo, hi]`` to ``q_tol``: ``hi`` certifies (``upper <= eta``), ``lo`` does not (or is 0).
+def _descend(hi: float, step: float, ok: Callable[[float], bool]) -> tuple[float, float]:
+    """``(lo, hi)`` below a certified ``hi``: down by ``step``, then 4 times longer each, to a point that does not."""
+    while hi - step > 0:
+        if not ok(hi - step):
+            return hi - step, hi
+        hi, step = hi - step, 4 * step
+    return 0.0, hi
 
-    Regula falsi on ``log(estimate / eta)`` with the Illinois modification, kept a share
-    :data:`SAFE` away from the bracket's ends. Each point is queried only as finely as its
-    decision needs: a third of the predicted ``|log(tail / eta)|`` (at most :data:`COARSE`),
-    and never finer than ``rel_width``. The decision is the certified upper bound, so the
-    bracket never loses its invariant.
+
+def _secant(lo: float, hi: float, q_tol: float, target: float, query: Queries) -> float:
+    """Shrink ``(lo, hi]`` to ``q_tol``: ``hi`` certifies, ``lo`` does not (or is 0).
+
+    Points are ``hi₀ − m·q_tol`` for integers ``m`` (``hi₀`` the first ``hi``), so the bracket
+    ends with ``lo = hi − q_tol`` up to rounding: the check of ``q − q_tol`` is one of its steps.
+    The next point is the root of :meth:`Queries.log_gap` (the upper end expected at
+    ``rel_width`` against the target) by the secant through the two latest points when they are
+    the bracket's ends, else by regula falsi through the ends with the Illinois modification; it
+    is rounded to the grid and kept strictly inside the bracket, and a bisection follows any
+    three steps that did not halve the bracket. Far from the answer a
+    point is asked at the width its predicted distance allows (refined only if undecided);
+    within :data:`ENDGAME` grid steps of the predicted answer, a point predicted to certify is
+    asked at ``rel_width`` at once while no answer has that width (it is reported at that width
+    anyway), any other at the width its predicted distance allows.
     """
+    top = hi
 
-    def f(b: Any) -> float:
-        return math.log(max(b.estimate, FLOOR) / eta)
+    def f(q: float) -> float:
+        return query.log_gap(q, target)
 
-    f_lo = f(query(lo, rel_width)) if lo > 0 else math.inf
-    f_hi = f(query(hi, rel_width))
-    side = 0
-    while hi - lo > q_tol:
-        t = f_lo / (f_lo - f_hi) if math.isfinite(f_lo) and f_lo > f_hi else 0.5
-        t = min(1.0 - SAFE, max(SAFE, t))
-        mid = lo + t * (hi - lo)
-        if hi - mid < 0.5 * q_tol or mid - lo < 0.5 * q_tol:
-            mid = 0.5 * (lo + hi)
-        guess = (1.0 - t) * f_lo + t * f_hi if math.isfinite(f_lo) else f_hi
-        # Near the answer a width that moves log(tail) by less than the slope over q_tol/2
-        # decides q to within q_tol: no finer width is asked.
-        slope = (f_lo - f_hi) / (hi - lo) if math.isfinite(f_lo) else 0.0
-        floor = max(rel_width, min(COARSE, 0.5 * slope * q_tol))
-        b = query(mid, min(COARSE, max(floor, abs(guess) / 3.0)))
-        if b.upper <= eta:
-            hi, f_hi = mid, f(b)
-            if side == 1 and math.isfinite(f_lo):
+    m_hi, u_lo = 0, (top - lo) / q_tol  # hi = top - m_hi q_tol; lo = top - u_lo q_tol (u_lo real)
+    f_lo = f(lo) if lo > 0 else math.inf
+    f_hi = f(hi)
+    recent = [(q, f(q)) for q in (lo, hi) if q > 0]
+    lengths, side = [u_lo], 0
+    while True:
+        first, last = m_hi + 1, math.ceil(u_lo - 1e-9) - 1
+        if first > last:
+            return hi
+        # The secant through the two latest points while they straddle the answer; after a
+        # one-sided step, regula falsi with the Illinois halving (the stale end's value halved).
+        guess = _root(recent[-2:]) if len(recent) >= 2 and {recent[-2][0], recent[-1][0]} == {lo, hi} else None
+        if guess is None or not lo < guess < hi:
+            guess = _root([(lo, f_lo), (hi, f_hi)]) if math.isfinite(f_lo) else None
+        m_star = (top - guess) / q_tol if guess is not None else 0.5 * (m_hi + u_lo)
+        moved = abs(m_star - (top - recent[-1][0]) / q_tol)  # how far the prediction moved: its error
+        endgame = moved <= ENDGAME or last - first < ENDGAME
+        if len(lengths) >= 4 and u_lo - m_hi > 0.5 * lengths[-4]:
+            m_star = 0.5 * (m_hi + u_lo)
+        m = min(last, max(first, round(m_star)))
+        q = top - m * q_tol
+        slope = abs(f_lo - f_hi) / (hi - lo) if math.isfinite(f_lo) else 0.0
+        if endgame and m <= m_star and query.widths[hi] > query.rel_width:  # likely the answer: asked as reported
+            width = query.rel_width
+        elif endgame:  # predicted not to: as wide as its predicted distance from the target allows
+            width = slope * q_tol * max(1.0, m - m_star)
+        else:
+            width = 0.25 * slope * moved * q_tol
+        if query.decide(q, target, width):
+            hi, m_hi, f_hi = q, m, f(q)
+            if side == 1:
                 f_lo *= 0.5
             side = 1
         else:
-            lo, f_lo = mid, f(b)
+            lo, u_lo, f_lo = q, float(m), f(q)
             if side == -1:
                 f_hi *= 0.5
             side = -1
-    return hi
+        recent.append((q, f(q)))
+        lengths.append(u_lo - m_hi)
 
 
-def _scan(hi: float, bits: int, eta: float, q_tol: float, coarse: Callable[[float], Any]) -> float:
+def _root(pair: list[tuple[float, float]]) -> float | None:
+    """The secant root through two points ``(q, f)``, or None if they do not define one."""
+    if len(pair) < 2:
+        return None
+    (qa, fa), (qb, fb) = pair
+    if fa == fb or not (math.isfinite(fa) and math.isfinite(fb)):
+        return None
+    return qb - fb * (qb - qa) / (fb - fa)
+
+
+def _scan(hi: float, bits: int, eta: float, q_tol: float, query: Queries) -> float:
     """The lowest certified ``q`` found below ``hi`` by cheap queries (``hi`` if none).
 
     For ``bits <= 3`` (a lattice sawtooth with a period near 1e-3) the scan is dense,
     restarting its step at every point near eta; otherwise sparse, with geometric steps.
+    A point already computed near a scan point stands in for it.
     """
+
+    def value_near(q: float, tol: float) -> tuple[float, Any]:
+        q = _near_seen(query, q, tol)
+        return q, query(q, query.widths.get(q, max(query.rel_width, COARSE)))
+
     lowest, misses = hi, 0
     if bits <= DENSE.max_bits:
         step, points = DENSE.step, DENSE.points
@@ -237,9 +250,9 @@ def _scan(hi: float, bits: int, eta: float, q_tol: float, coarse: Callable[[floa
             q -= step
             if q <= q_tol:
                 break
-            b = coarse(q)
+            q, b = value_near(q, REUSE * DENSE.step)
             if b.upper <= eta:
-                lowest, step, misses = q, DENSE.step, 0
+                lowest, step, misses = min(lowest, q), DENSE.step, 0
             elif b.lower > SCAN_STOP * eta:
                 misses += 1
                 if misses >= 4:
@@ -251,9 +264,9 @@ def _scan(hi: float, bits: int, eta: float, q_tol: float, coarse: Callable[[floa
     first, growth, reach = SPARSE
     offset = first
     while offset <= reach and hi - offset > q_tol:
-        b = coarse(hi - offset)
+        q, b = value_near(hi - offset, REUSE * offset)
         if b.upper <= eta:
-            lowest = hi - offset
+            lowest = min(lowest, q)
         elif b.lower > SCAN_STOP * eta:
             misses += 1
             if misses >= 4:

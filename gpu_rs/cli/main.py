@@ -6,6 +6,7 @@
     gpu-rs calibrate --n 10000000 --bits 40 --eps 2 --eta 1e-3 [--json]
     gpu-rs pmf       --n 1000 --bits 5 --q 0.2446 [--csv FILE] [--plot FILE.png]
     gpu-rs profile   --n 1000 --bits 1 --q 0.25 --delta 1e-6 [--json]
+    gpu-rs table     --n 1e3,1e4 --bits 5,40 --eps 1,2 --eta 1e-3 --out table.csv
     gpu-rs doctor
 
 ``python -m gpu_rs`` runs the same program. Results go to stdout (one JSON
@@ -23,11 +24,11 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from gpu_rs.cli import calibrate, doctor, pmf, profile, tail
+from gpu_rs.cli import calibrate, doctor, pmf, profile, table, tail
 from gpu_rs.cli.output import EXIT_FAILURE, EXIT_USAGE, PROG, one_line
 from gpu_rs.common.provenance import package_version
 
-SUBCOMMANDS = (tail, calibrate, pmf, profile, doctor)
+SUBCOMMANDS = (tail, calibrate, pmf, profile, table, doctor)
 """The subcommand modules, in the order ``--help`` lists them; each has ``register`` and ``run``."""
 
 

@@ -1,0 +1,107 @@
+"""Certified values by ``q``, each asked only as finely as the decision made with it needs.
+
+The search for ``q`` makes one kind of decision: does the certified value at ``q`` meet the
+target (``upper <= target``)? A coarse value decides it when its interval lies on one side
+of the target; only an interval that straddles the target is refined, and never beyond the
+calibration's ``rel_width``. "Does not certify" thus means: the lower end exceeds the target
+(no width would certify), or the upper end does at the finest width asked, as before.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from gpu_rs.common.floats import FLOOR
+
+COARSE = 0.1
+"""Widest relative width ever asked of a query."""
+REFINE = 4.0
+"""A straddling interval is asked again at most ``1/REFINE`` of its width (or what separates it from the target)."""
+
+
+class Queries:
+    """Certified values by ``q``; a value is recomputed only when a finer width is asked.
+
+    ``compute(q, width)`` returns ``(value, seconds)``. Every value computed is a step
+    ``{"q", "width", "lower", "upper", "seconds", "phase"}``, passed to ``progress``; the search
+    sets ``phase`` ("bracket", "search", "scan", "check") and the caller may set its own.
+    ``seen[q]`` is the finest value at ``q``; ``certifying[q]`` the first value whose upper
+    end met the target there (a finer interval need not nest inside a coarser one; both hold).
+    A value wider than asked (the method's limit: the all-pairs bound of several bits, a memory
+    budget) puts ``q`` in ``exhausted``: it is not asked again.
+    """
+
+    def __init__(
+        self,
+        compute: Callable[[float, float], tuple[Any, float]],
+        rel_width: float,
+        progress: Callable[[dict[str, Any]], Any] | None,
+    ) -> None:
+        self.compute, self.rel_width, self.progress = compute, rel_width, progress
+        self.seen: dict[float, Any] = {}
+        self.widths: dict[float, float] = {}
+        self.certifying: dict[float, Any] = {}
+        self.exhausted: set[float] = set()
+        self.steps: list[dict[str, Any]] = []
+        self.phase = "bracket"
+
+    def __call__(self, q: float, width: float | None = None) -> Any:
+        """The value at ``q``, at ``width`` (default ``rel_width``) or finer."""
+        width = self.rel_width if width is None else min(COARSE, max(width, self.rel_width))
+        if q not in self.seen or (self.widths[q] > width and q not in self.exhausted):
+            value, seconds = self.compute(q, width)
+            # A value narrower than asked counts at the width it reached (no finer query repeats it).
+            reached = (value.upper - value.lower) / value.lower if value.lower > 0 else math.inf
+            self.seen[q], self.widths[q] = value, min(width, max(reached, self.rel_width))
+            if reached > width and value.upper > value.lower:  # not met: a finer ask would not do better
+                self.exhausted.add(q)
+            step = {
+                "q": q,
+                "width": width,
+                "lower": value.lower,
+                "upper": value.upper,
+                "seconds": seconds,
+                "phase": self.phase,
+            }
+            self.steps.append(step)
+            if self.progress is not None:
+                self.progress(step)
+        return self.seen[q]
+
+    def decide(self, q: float, target: float, width: float = COARSE) -> bool:
+        """Whether ``q`` certifies (``upper <= target``), starting at ``width`` and refining while undecided."""
+        width = min(COARSE, max(width, self.rel_width))
+        while True:
+            value = self(q, width)
+            if value.upper <= target:
+                self.certifying.setdefault(q, value)
+                return True
+            if value.lower > target or self.widths[q] <= self.rel_width or q in self.exhausted:
+                return False
+            gap = abs(math.log(max(value.estimate, FLOOR) / target))
+            width = max(self.rel_width, min(self.widths[q] / REFINE, 0.5 * gap))
+
+    def settled(self, q: float, target: float) -> Any:
+        """The value at ``q`` that decides it against ``target``, refined only if the cached one does not."""
+        self.decide(q, target, self.widths.get(q, COARSE))
+        return self.certifying.get(q, self.seen[q])
+
+    def final(self, q: float, target: float) -> Any:
+        """The value reported at the answer ``q``: at ``rel_width``, or the certifying one if that one is not."""
+        value = self(q, self.rel_width)
+        if value.upper <= target or q not in self.certifying:
+            return value
+        return self.certifying[q]
+
+    def log_gap(self, q: float, target: float) -> float:
+        """``log(u / target)`` at ``q``, ``u`` the upper end expected at ``rel_width`` (computed values only).
+
+        That is ``estimate · (1 + rel_width / 2)``, or the upper end itself where no finer
+        width can be had (``exhausted``): the decision the search aims at, whatever width ``q``
+        was computed at.
+        """
+        value = self.seen[q]
+        upper = value.upper if q in self.exhausted else value.estimate * (1.0 + 0.5 * self.rel_width)
+        return math.log(max(upper, FLOOR) / target)

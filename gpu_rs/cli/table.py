@@ -1,0 +1,147 @@
+"""``gpu-rs table``: one calibration per row of a grid, written to a file row by row, resumable."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from gpu_rs.cli.arguments import float_type, int_type, out_path
+from gpu_rs.cli.output import EXIT_FAILURE, EXIT_OK, PROG, one_line
+from gpu_rs.cli.progress import isatty
+from gpu_rs.common.limits import BACKEND_NAMES, MAX_BITS, MAX_K, MAX_N, SCOPES
+
+
+def listed(parse: Callable[[str], Any]) -> Callable[[str], list[Any]]:
+    """A comma-separated list of values, each parsed by ``parse``."""
+
+    def parse_list(text: str) -> list[Any]:
+        return [parse(part.strip()) for part in text.split(",") if part.strip()]
+
+    parse_list.__name__ = f"list of {parse.__name__}"
+    return parse_list
+
+
+def scopes(text: str) -> list[str]:
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    for name in names:
+        if name not in SCOPES:
+            raise argparse.ArgumentTypeError(f"expected scopes among {', '.join(SCOPES)}, got {name!r}")
+    return names
+
+
+def register(sub: Any) -> None:
+    """Add ``gpu-rs table`` to the subcommands."""
+    p = sub.add_parser(
+        "table",
+        help="one calibration per setting of a grid, to a CSV or JSON-lines file (resumable)",
+        description="Calibrate q for every combination of the listed values (comma-separated), "
+        "appending each row to --out as it finishes; a rerun computes only the missing rows. "
+        "Rows whose setting is invalid or whose target no q meets are written with their error.",
+    )
+    p.add_argument("--n", type=listed(int_type(1, MAX_N)), required=True, metavar="N,...", help="numbers of users")
+    p.add_argument("--bits", type=listed(int_type(1, MAX_BITS)), required=True, metavar="L,...", help="bits per report")
+    eps = p.add_mutually_exclusive_group(required=True)
+    eps.add_argument("--eps", type=listed(float_type("> 0")), metavar="EPS,...", help="privacy levels")
+    eps.add_argument("--ratio", type=listed(float_type("> 1")), metavar="LAMBDA,...", help="thresholds e^EPS")
+    target = p.add_mutually_exclusive_group(required=True)
+    target.add_argument("--eta", type=listed(float_type("in (0, 1)")), metavar="ETA,...", help="tail targets")
+    target.add_argument("--delta", type=listed(float_type("in (0, 1)")), metavar="DELTA,...", help="delta targets")
+    p.add_argument("--k", type=listed(int_type(1, MAX_K)), default=[1], metavar="K,...", help="reports per user")
+    p.add_argument(
+        "--scope", type=scopes, default=["homogeneous"], metavar="SCOPE,...", help=f"among {', '.join(SCOPES)}"
+    )
+    p.add_argument("--out", type=out_path, required=True, metavar="FILE", help="rows file: .csv, or .jsonl/.json")
+    p.add_argument("--markdown", type=out_path, metavar="FILE", help="also write the whole table as Markdown")
+    parallel = p.add_mutually_exclusive_group()
+    parallel.add_argument(
+        "--workers", type=int_type(1, 4096), metavar="W", help="local worker processes (default: the number of cores)"
+    )
+    parallel.add_argument("--scheduler", metavar="ADDRESS", help="run the rows on a Dask scheduler (extra 'dask')")
+    p.add_argument("--q-tol", type=float_type("> 0"), default=1e-6, metavar="TOL", help="tolerance on q (1e-6)")
+    p.add_argument("--rel-width", type=float_type("> 0"), default=1e-3, metavar="W", help="tail width (1e-3)")
+    p.add_argument("--backend", choices=BACKEND_NAMES, default="auto", help="array backend; default: auto")
+    p.add_argument("--quiet", action="store_true", help="no plan or progress on stderr")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from gpu_rs.calibration.table import table
+    from gpu_rs.calibration.table_file import markdown
+
+    executor, client = None, None
+    if args.scheduler is not None:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise ValueError("--scheduler needs Dask: pip install 'gpu-rs[dask]'") from None
+        client = Client(args.scheduler)
+        executor = client.get_executor()
+    bar = Bar(quiet=args.quiet)
+    try:
+        t = table(
+            args.n,
+            args.bits,
+            eps=args.eps,
+            eta=args.eta,
+            delta=args.delta,
+            ratio=args.ratio,
+            k=args.k,
+            scope=args.scope,
+            out=args.out,
+            executor=executor,
+            workers=args.workers,
+            q_tol=args.q_tol,
+            rel_width=args.rel_width,
+            backend=args.backend,
+            progress=bar.update,
+            on_plan=bar.plan,
+        )
+    except RuntimeError as err:  # a worker died: the rows done are saved
+        bar.close()
+        print(f"{PROG}: error: {one_line(err)}", file=sys.stderr)
+        return EXIT_FAILURE
+    finally:
+        if client is not None:
+            client.close()
+    bar.close()
+    if args.markdown:
+        with open(args.markdown, "w", encoding="utf-8") as f:
+            f.write(markdown(t.rows))
+    errors = sum(1 for r in t.rows if r.get("error"))
+    print(
+        f"{args.out}: {len(t.rows)} rows ({t.computed} computed now, {t.reused} already there), "
+        f"{errors} with an error; {t.seconds:.3g} s"
+    )
+    return EXIT_OK
+
+
+class Bar:
+    """Progress on stderr: the plan before the run, then rows done, rate and time left (a terminal only)."""
+
+    def __init__(self, *, quiet: bool) -> None:
+        self.quiet, self.tty = quiet, isatty(sys.stderr)
+        self.start = time.perf_counter()
+        self.first = 0
+
+    def plan(self, p: Any) -> None:
+        self.start = time.perf_counter()
+        self.first = p.done
+        if not self.quiet and p.rows:
+            print(f"{PROG}: table: {p}", file=sys.stderr, flush=True)
+
+    def update(self, done: int, total: int, row: dict[str, Any]) -> None:
+        if self.quiet or not self.tty:
+            return
+        elapsed = time.perf_counter() - self.start
+        rate = (done - self.first) / elapsed if elapsed > 0 else 0.0
+        left = (total - done) / rate if rate > 0 else float("inf")
+        sys.stderr.write(f"\r\033[K{PROG}: table {done}/{total} rows, {rate * 60:.3g} rows/min, {left:.0f} s left")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if not self.quiet and self.tty:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()

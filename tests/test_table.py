@@ -1,0 +1,120 @@
+"""``gpu_rs.table`` and ``gpu-rs table`` (issue 22): rows agree with ``calibrate``, nothing is lost.
+
+Small L = 1 settings keep each calibration well under a second.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import multiprocessing
+import os
+import signal
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
+import pytest
+
+import gpu_rs
+from gpu_rs.calibration.table_file import KEY, read_rows, row_key
+from gpu_rs.cli.main import main
+
+GRID = {"n": [1000, 3000], "bits": [1], "eps": [1.0], "eta": [1e-2], "q_tol": 1e-4}
+
+
+def _agree(rows):
+    """Every row without an error is the calibration of its setting, exactly."""
+    for r in rows:
+        if r["error"]:
+            continue
+        c = gpu_rs.calibrate(r["n"], r["bits"], r["eps"], r["eta"], scope=r["scope"], k=r["k"], q_tol=r["q_tol"])
+        assert (r["q"], r["lower"], r["upper"]) == (c.q, c.tail.lower, c.tail.upper), r
+
+
+def _keys(path):
+    return [row_key(r) for r in read_rows(path)]
+
+
+def test_table_agrees_with_calibrate_and_records_errors(tmp_path):
+    out = str(tmp_path / "t.jsonl")
+    t = gpu_rs.table(**{**GRID, "eta": [1e-2, 2.0]}, out=out, executor=ThreadPoolExecutor(2))
+    assert len(t.rows) == 4 and t.computed == 4 and t.reused == 0
+    bad = [r for r in t.rows if r["eta"] == 2.0]
+    assert all("eta must be a number in (0, 1)" in r["error"] and r["q"] is None for r in bad)
+    _agree(t.rows)
+    assert sorted(_keys(out)) == sorted(row_key(r) for r in t.rows)  # the file holds the same rows
+    again = gpu_rs.table(**{**GRID, "eta": [1e-2, 2.0]}, out=out)
+    assert (again.computed, again.reused) == (0, 4) and again.rows == t.rows
+
+
+def test_local_processes_and_the_plan(tmp_path):
+    out = str(tmp_path / "t.csv")
+    plans = []
+    t = gpu_rs.table(**GRID, out=out, workers=2, on_plan=plans.append)
+    assert plans[0].rows == 2 and plans[0].done == 0 and plans[0].seconds >= 0 and plans[0].bytes > 0
+    _agree(t.rows)
+    with open(out, newline="") as f:
+        assert [tuple(r[c] for c in KEY[:2]) for r in csv.DictReader(f)]  # a plain CSV with a header
+
+
+def test_killed_worker_loses_and_duplicates_nothing(tmp_path):
+    """A worker killed mid-table: the run stops, the file keeps whole rows; a rerun completes it."""
+    out = str(tmp_path / "t.csv")
+    grid = {**GRID, "n": [1000, 2000, 3000, 4000], "eps": [1.0, 2.0]}
+    pool = ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"))
+
+    def kill_one(done, total, row):
+        if done == 1:
+            os.kill(next(iter(pool._processes)), signal.SIGKILL)
+
+    try:
+        with pytest.raises(RuntimeError, match="worker process died"):
+            gpu_rs.table(**grid, out=out, executor=pool, progress=kill_one)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    first = _keys(out)
+    assert 1 <= len(first) < 8 and len(set(first)) == len(first)
+    t = gpu_rs.table(**grid, out=out, workers=2)
+    assert t.reused == len(first) and t.computed == 8 - len(first)
+    keys = _keys(out)
+    assert len(keys) == 8 == len(set(keys))
+    _agree(read_rows(out))
+
+
+def test_incomplete_last_line_is_dropped(tmp_path):
+    out = str(tmp_path / "t.csv")
+    gpu_rs.table(n=1000, bits=1, eps=1.0, eta=1e-2, q_tol=1e-4, out=out, executor=ThreadPoolExecutor(1))
+    with open(out, "a") as f:
+        f.write("3000,1,1.0,0.01,,1,homogeneous,,0.01")  # a process killed mid-write
+    t = gpu_rs.table(n=[1000, 3000], bits=1, eps=1.0, eta=1e-2, q_tol=1e-4, out=out, executor=ThreadPoolExecutor(1))
+    assert (t.reused, t.computed) == (1, 1)
+    assert len(_keys(out)) == 2
+    _agree(read_rows(out))
+
+
+def test_dask_local_cluster(tmp_path):
+    distributed = pytest.importorskip("distributed", reason="the optional extra 'dask' is not installed")
+    out = str(tmp_path / "t.jsonl")
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        t = gpu_rs.table(**GRID, out=out, executor=client.get_executor())
+    assert t.computed == 2
+    _agree(t.rows)
+    with open(out) as f:
+        assert len([json.loads(line) for line in f]) == 2
+
+
+def test_cli_table(tmp_path, capsys):
+    out = str(tmp_path / "t.csv")
+    argv = ["table", "--n", "1e3,3e3", "--bits", "1", "--ratio", "2", "--eta", "1e-2", "--q-tol", "1e-4",
+            "--out", out, "--workers", "1"]
+    assert main([*argv, "--markdown", str(tmp_path / "t.md")]) == 0
+    assert "2 rows (2 computed now, 0 already there), 0 with an error" in capsys.readouterr().out
+    assert (tmp_path / "t.md").read_text().startswith("| n | bits | eps |")
+    _agree(read_rows(out))
+    assert main(argv) == 0
+    assert "(0 computed now, 2 already there)" in capsys.readouterr().out
+    assert main([*argv[:-4], "--out", str(tmp_path / "t.txt")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("gpu-rs: error: out must end in .csv") and "\n" not in err
