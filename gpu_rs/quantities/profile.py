@@ -44,7 +44,12 @@ class PrivacyProfile(ToDict):
             found = self.engine.delta(check_open("eps", eps, 0.0, MAX_EPS))
             self.evaluated.append(found)
             return found
-        return tuple(self.delta(float(e)) for e in np.asarray(eps, dtype=float).ravel())
+        grid = np.asarray(eps, dtype=float).ravel()
+        for e in grid:
+            check_open("eps", float(e), 0.0, MAX_EPS)
+        found = tuple(self.engine.deltas(grid))
+        self.evaluated.extend(found)
+        return found
 
     def epsilon(self, delta: float | Sequence[float] | np.ndarray, eps_tol: float = 1e-3) -> Any:
         """Certified ``ε(δ)``, the smallest ``ε`` with ``δ(ε) <= delta``: an :class:`EpsilonBound` (or a tuple).

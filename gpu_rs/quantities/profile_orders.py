@@ -32,8 +32,11 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from gpu_rs.common.floats import FLOOR, UNIT
 from gpu_rs.engine.atoms import ONE, ZERO, log_r
@@ -41,6 +44,8 @@ from gpu_rs.engine.bounds import ErrorBudget
 from gpu_rs.engine.crossing import Query
 from gpu_rs.engine.pipeline import Plan, tail_bounds
 from gpu_rs.pairs import clones
+from gpu_rs.quantities.profile_curve import HingeCurve
+from gpu_rs.quantities.profile_one_bit import delta_one_bit
 from gpu_rs.quantities.profile_results import DeltaBound, EpsilonBound
 
 FIRST_STEP = 0.5
@@ -141,7 +146,12 @@ class Order:
 
 @dataclass
 class Profile:
-    """The orders a scope needs, and the rules that turn them into ``δ`` and ``ε`` intervals."""
+    """The orders a scope needs, and the rules that turn them into ``δ`` and ``ε`` intervals.
+
+    ``δ`` comes first from the hinge expectations (:mod:`gpu_rs.quantities.profile_curve`, or
+    exact sums at one bit); an order whose interval is still wider than asked is refined by
+    the tail-query routes of :class:`Order` and the two certified intervals intersected.
+    """
 
     n: int
     bits: int
@@ -151,13 +161,39 @@ class Profile:
     abs_width: float
     max_queries: int
     orders: dict[str, Order]
+    hinge: HingeCurve | None = None
+
+    def _meets(self, lo: float, hi: float) -> bool:
+        return hi - lo <= max(self.abs_width, self.rel_width * lo)
+
+    def deltas(self, eps: Sequence[float]) -> list[DeltaBound]:
+        """Certified ``δ`` at every ``ε``: one set of transforms serves them all."""
+        eps = [float(e) for e in eps]
+        if self.bits == 1:
+            first = {name: [delta_one_bit(self.n, self.q, e, name == "forward") for e in eps] for name in self.orders}
+        else:
+            if self.hinge is None:
+                first_order = next(iter(self.orders.values()))
+                self.hinge = HingeCurve(self.n, self.bits, self.q, first_order.plan.max_terms, first_order.xp)
+            found = self.hinge.deltas(np.asarray(eps), self.rel_width / 4, self.abs_width / 4)
+            first = {name: list(zip(*(map(float, a) for a in found[name]), strict=True)) for name in self.orders}
+        return [self._one(e, {name: first[name][i] for name in self.orders}) for i, e in enumerate(eps)]
 
     def delta(self, eps: float) -> DeltaBound:
         """Certified ``δ(ε)`` for the scope."""
-        found = {
-            name: order.delta(eps, self.rel_width, self.abs_width, self.max_queries)
-            for name, order in self.orders.items()
-        }
+        return self.deltas([eps])[0]
+
+    def _one(self, eps: float, first: dict[str, tuple[float, float]]) -> DeltaBound:
+        found = {}
+        for name, order in self.orders.items():
+            lo, hi = first[name]
+            queries = 0
+            if not self._meets(lo, hi):
+                o_lo, o_hi, queries = order.delta(eps, self.rel_width, self.abs_width, self.max_queries)
+                if max(lo, o_lo) > min(hi, o_hi):
+                    raise RuntimeError(f"two certified intervals for delta({eps!r}) are disjoint: {lo, hi}, {o_lo, o_hi}")
+                lo, hi = max(lo, o_lo), min(hi, o_hi)
+            found[name] = (lo, hi, queries)
         lower = max(v[0] for v in found.values())
         upper = max(v[1] for v in found.values())
         relaxation = 0.0
