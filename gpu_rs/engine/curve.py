@@ -118,7 +118,7 @@ class Curve:
     def contains(self, y: float) -> bool:
         return self.a < y < self.a + self.period
 
-    def _ends(self, ys: np.ndarray, errors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def ends(self, ys: np.ndarray, errors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The true threshold's range: absolute ``errors`` and the atoms' relative error."""
         v = self.value_error + 4.0 * UNIT
         lo = (ys - errors) / (1.0 + v) * (1.0 - 2.0 * UNIT)
@@ -173,7 +173,7 @@ class Curve:
         """
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}: got {kind!r}")
-        lo, hi = self._ends(np.asarray(ys, dtype=float), np.asarray(errors, dtype=float))
+        lo, hi = self.ends(np.asarray(ys, dtype=float), np.asarray(errors, dtype=float))
         if not (np.all(lo > self.a) and np.all(hi < self.a + self.period)):
             raise ValueError("every threshold must lie inside the curve's window")
         K = self.terms

@@ -22,6 +22,7 @@ from gpu_rs.common.floats import FLOOR, UNIT
 from gpu_rs.engine.atoms import ZERO, record_atoms
 from gpu_rs.engine.chernoff import lower_tail
 from gpu_rs.engine.curve import Curve, tail_mean
+from gpu_rs.engine.curve_heavy import HeavyCurve
 from gpu_rs.engine.laws import SumLaw, restricted
 
 WINDOW_SHARE = 1e-4
@@ -44,6 +45,7 @@ class HingeCurve:
         self.value_error = at.value_error
         self.max_terms = min(max_terms, MAX_CURVE_TERMS)
         self.curve: Curve | None = None
+        self.heavy: tuple[np.ndarray, HeavyCurve] | None = None
 
     def _thresholds(self, eps: np.ndarray, forward: bool) -> tuple[np.ndarray, np.ndarray]:
         """``y`` for each ``ε`` (on ``Y = X′ − N w_0``) and a bound on its absolute error."""
@@ -52,7 +54,16 @@ class HingeCurve:
         err = self.n * (lam * 4.0 * UNIT + self.w0 * (self.value_error + 4.0 * UNIT)) + 4.0 * UNIT * np.abs(y)
         return y, err
 
-    def _window(self, lo: float, hi: float, delta: float) -> Curve:
+    def _solver(self, lo: float, hi: float, lowest: float, delta: float) -> Curve | HeavyCurve:
+        """A curve whose window holds ``[lo, hi]``, or one conditioned on heavy atoms above ``lowest / 16``."""
+        law = self.law.parts[0][0]
+        heavy = HeavyCurve.split(law, self.n, lowest)
+        if heavy is not None:
+            h = self.heavy
+            if h is None or not np.array_equal(h[0], heavy) or h[1].delta > delta:
+                solver = HeavyCurve(law, self.n, heavy, delta, self.value_error, self.max_terms, self.xp)
+                self.heavy = (heavy, solver)
+            return self.heavy[1]
         c = self.curve
         if c is None or not (c.contains(lo) and c.contains(hi)) or c.below + c.above > 2.0 * delta:
             if c is not None:
@@ -61,8 +72,14 @@ class HingeCurve:
             self.curve = c
         return c
 
-    def deltas(self, eps: np.ndarray, rel_width: float, abs_width: float) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """``{"forward": (lower, upper), "reverse": (lower, upper)}`` of ``δ`` at each ``ε``."""
+    def deltas(
+        self, eps: np.ndarray, rel_width: float, abs_width: float, *, both: bool = True
+    ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """``{"forward": (lower, upper), "reverse": (lower, upper)}`` of ``δ`` at each ``ε``.
+
+        With ``both``, each order is computed to ``rel_width`` times the larger of the two (the
+        width their maximum needs); otherwise only the forward order is.
+        """
         eps = np.asarray(eps, dtype=float)
         lam = np.exp(eps)
         out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
@@ -86,21 +103,24 @@ class HingeCurve:
                 todo[i] = upper[i] > 0.5 * abs_width
             out["forward" if forward else "reverse"] = (lower, upper)
             plans[forward] = (y, err, scale, todo)
-        ys = np.concatenate([plans[f][0][plans[f][3]] for f in (True, False)])
+        ys = np.concatenate([plans[f][0][plans[f][3]] for f in ((True, False) if both else (True,))])
         if ys.size == 0:
             return out
-        curve = self._window(float(ys.min()), float(ys.max()), WINDOW_SHARE * abs_width)
-        for forward in (True, False):
-            y, err, scale, todo = plans[forward]
-            if not todo.any():
-                continue
-            kind = "call" if forward else "put"
-            lower, upper = out["forward" if forward else "reverse"]
-            guess = upper[todo]
-            for _ in range(2):  # a first pass from the Chernoff guess, then from the lower ends found
-                targets = np.maximum(abs_width, rel_width * guess) / scale[todo]
-                found = curve.evaluate(kind, y[todo], err[todo], targets)
-                guess = np.maximum(found.lower * scale[todo], FLOOR)
-            lower[todo] = found.lower * scale[todo] * (1.0 - 8.0 * UNIT)
-            upper[todo] = np.minimum(upper[todo], found.upper * scale[todo] * (1.0 + 8.0 * UNIT))
+        calls = plans[True][0][plans[True][3]]
+        lowest = float(calls.min()) if calls.size else float(ys.max())
+        curve = self._solver(float(ys.min()), float(ys.max()), lowest, WINDOW_SHARE * abs_width)
+        # δ is the larger of the two orders: each order needs the width rel_width × the larger δ only.
+        guess = np.maximum(out["forward"][1], out["reverse"][1]) if both else out["forward"][1]
+        for _ in range(2):  # a first pass from the Chernoff guess, then from the lower ends found
+            for forward in (True, False) if both else (True,):
+                y, err, scale, todo = plans[forward]
+                if not todo.any():
+                    continue
+                lower, upper = out["forward" if forward else "reverse"]
+                targets = np.maximum(abs_width, rel_width * guess[todo]) / scale[todo]
+                found = curve.evaluate("call" if forward else "put", y[todo], err[todo], targets)
+                lower[todo] = np.maximum(lower[todo], found.lower * scale[todo] * (1.0 - 8.0 * UNIT))
+                upper[todo] = np.minimum(upper[todo], found.upper * scale[todo] * (1.0 + 8.0 * UNIT))
+            guess = np.maximum(out["forward"][0], out["reverse"][0]) if both else out["forward"][0]
+            guess = np.maximum(guess, FLOOR)
         return out

@@ -45,6 +45,7 @@ from gpu_rs.engine.crossing import Query
 from gpu_rs.engine.pipeline import Plan, tail_bounds
 from gpu_rs.pairs import clones
 from gpu_rs.quantities.profile_curve import HingeCurve
+from gpu_rs.quantities.profile_enumeration import MAX_VECTORS, Enumerated, count_vectors
 from gpu_rs.quantities.profile_one_bit import delta_one_bit
 from gpu_rs.quantities.profile_results import DeltaBound, EpsilonBound
 
@@ -148,8 +149,10 @@ class Order:
 class Profile:
     """The orders a scope needs, and the rules that turn them into ``δ`` and ``ε`` intervals.
 
-    ``δ`` comes first from the hinge expectations (:mod:`gpu_rs.quantities.profile_curve`, or
-    exact sums at one bit); an order whose interval is still wider than asked is refined by
+    ``δ`` comes first from the hinge expectations: exact sums at one bit
+    (:mod:`~gpu_rs.quantities.profile_one_bit`), exact enumeration where there are few count
+    vectors (:mod:`~gpu_rs.quantities.profile_enumeration`), otherwise one certified curve
+    (:mod:`~gpu_rs.quantities.profile_curve`); an order whose interval is still wider than asked is refined by
     the tail-query routes of :class:`Order` and the two certified intervals intersected.
     """
 
@@ -162,6 +165,7 @@ class Profile:
     max_queries: int
     orders: dict[str, Order]
     hinge: HingeCurve | None = None
+    exact: Enumerated | None = None
 
     def _meets(self, lo: float, hi: float) -> bool:
         return hi - lo <= max(self.abs_width, self.rel_width * lo)
@@ -171,11 +175,15 @@ class Profile:
         eps = [float(e) for e in eps]
         if self.bits == 1:
             first = {name: [delta_one_bit(self.n, self.q, e, name == "forward") for e in eps] for name in self.orders}
+        elif count_vectors(self.n, self.bits) <= MAX_VECTORS:
+            if self.exact is None:
+                self.exact = Enumerated(self.n, self.bits, self.q)
+            first = {name: [self.exact.delta(e, name == "forward") for e in eps] for name in self.orders}
         else:
             if self.hinge is None:
                 first_order = next(iter(self.orders.values()))
                 self.hinge = HingeCurve(self.n, self.bits, self.q, first_order.plan.max_terms, first_order.xp)
-            found = self.hinge.deltas(np.asarray(eps), self.rel_width / 4, self.abs_width / 4)
+            found = self.hinge.deltas(np.asarray(eps), self.rel_width / 4, self.abs_width / 4, both=len(self.orders) > 1)
             first = {name: list(zip(*(map(float, a) for a in found[name]), strict=True)) for name in self.orders}
         return [self._one(e, {name: first[name][i] for name in self.orders}) for i, e in enumerate(eps)]
 
@@ -188,7 +196,9 @@ class Profile:
         for name, order in self.orders.items():
             lo, hi = first[name]
             queries = 0
-            if not self._meets(lo, hi):
+            # Each order needs the width the larger δ asks (the maximum of the two).
+            need = max(self.abs_width, self.rel_width * max(v[0] for v in first.values()))
+            if hi - lo > need:
                 o_lo, o_hi, queries = order.delta(eps, self.rel_width, self.abs_width, self.max_queries)
                 if max(lo, o_lo) > min(hi, o_hi):
                     raise RuntimeError(f"two certified intervals for delta({eps!r}) are disjoint: {lo, hi}, {o_lo, o_hi}")
