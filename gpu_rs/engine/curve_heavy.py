@@ -32,10 +32,16 @@ from gpu_rs.engine.laws import Law, SumLaw, restrict
 MAX_HEAVY_MEAN = 1.0
 """Conditioning is used only where at most this many heavy records are expected."""
 MAX_J = 8
+MIN_GAIN = 4.0
+"""Conditioning is used only where it narrows the window at least this much."""
 MIN_RECORDS = 64
 """Fewer records than this are left to one window (their sums are narrow anyway)."""
 REST_SHARE = 1e-3
 """The mass of ``J > J_max`` and of pruned configurations may use this share of the width."""
+
+
+def _span(law: SumLaw) -> float:
+    return chernoff.upper_quantile(law, 1e-12) - chernoff.lower_quantile(law, 1e-12)
 
 
 def _binomial_pmf(m: int, p: float, top: int) -> np.ndarray:
@@ -65,6 +71,9 @@ class HeavyCurve:
         """The heavy atoms (values above ``lowest / 16``), or None where conditioning would not pay."""
         heavy = law.values > lowest / 16.0
         if m < MIN_RECORDS or int((~heavy).sum()) < 2 or not heavy.any() or heavy.all() or m * float(law.probs[heavy].sum()) > MAX_HEAVY_MEAN:
+            return None
+        full, light = SumLaw(((law, m),)), SumLaw(((restrict(law, ~heavy), m),))
+        if _span(full) < MIN_GAIN * _span(light):
             return None
         return heavy
 

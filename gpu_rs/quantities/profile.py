@@ -120,8 +120,9 @@ def privacy_profile(
         As for :func:`gpu_rs.tail`: ``1 <= n <= 10**9``, ``1 <= bits <= 1024``, ``0 < q < 1/2``.
     scope : {"homogeneous", "forward", "all"}
         Which pairs (SPEC §1.1): the seed's pair in its order, both orders of it (the larger
-        ``δ``), or every neighbouring pair (a proven upper end from the clone reduction,
-        lower end from the homogeneous pair).
+        ``δ``), or every neighbouring pair: for one bit the exact maximum over every
+        background (refused up front where it would take too long), for more bits a proven
+        upper end from the clone reduction and the homogeneous pair as lower end.
     k : int
         Randomized reports per user: only ``k = 1`` here (``δ`` needs the law of ``R_k``, not
         just its tail bounds); ``k > 1`` raises ``ValueError`` naming :func:`gpu_rs.tail`.
@@ -158,7 +159,7 @@ def privacy_profile(
         prob.bits,
         prob.q,
         scope,
-        guarantee(scope, exact_all=False),
+        guarantee(scope, exact_all=prob.bits == 1),
         rel_width,
         be.name,
         provenance(arguments, be.name),

@@ -27,7 +27,7 @@ from gpu_rs.engine.laws import SumLaw, restricted
 
 WINDOW_SHARE = 1e-4
 """The window leaves out mass of at most this fraction of the absolute width asked."""
-MAX_CURVE_TERMS = 1 << 21
+MAX_CURVE_TERMS = 1 << 20
 """Most frequencies of the curve; points it leaves wider than asked go to the tail-query route."""
 
 

@@ -43,7 +43,7 @@ from gpu_rs.engine.atoms import ONE, ZERO, log_r
 from gpu_rs.engine.bounds import ErrorBudget
 from gpu_rs.engine.crossing import Query
 from gpu_rs.engine.pipeline import Plan, tail_bounds
-from gpu_rs.pairs import clones
+from gpu_rs.pairs import background_delta, clones
 from gpu_rs.quantities.profile_curve import HingeCurve
 from gpu_rs.quantities.profile_enumeration import MAX_VECTORS, Enumerated, count_vectors
 from gpu_rs.quantities.profile_one_bit import delta_one_bit
@@ -207,7 +207,11 @@ class Profile:
         lower = max(v[0] for v in found.values())
         upper = max(v[1] for v in found.values())
         relaxation = 0.0
-        if self.scope == "all":
+        if self.scope == "all" and self.bits == 1:
+            # every background, exactly (pairs/background_delta.py); it contains the homogeneous pair
+            w_lo, w_hi, _ = background_delta.worst_delta(self.n, self.q, eps)
+            lower, upper = max(lower, w_lo), max(w_hi, lower)
+        elif self.scope == "all":
             # proven for every pair (clones.py); below the homogeneous pair's upper end only by rounding
             proven = min(1.0, clones.delta_upper(self.n, self.bits, self.q, eps)[0]) if eps > 0 else 1.0
             relaxation = max(0.0, proven - upper)
