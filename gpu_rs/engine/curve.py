@@ -143,7 +143,7 @@ class Curve:
         if kind == "sf":
             lower = low - roundoff - out
             upper = up + roundoff + self.above
-            trunc = 2.0 * self.above + self.below
+            trunc = (2.0 * self.above + self.below) * np.ones(m)
             scale = np.ones(m)
         elif kind == "call":
             aliased = (1.0 - (lo - a) / period) * out * period
