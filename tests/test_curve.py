@@ -7,14 +7,15 @@ survival function, and the identity ``δ = hinge expectation of X′`` checked a
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
+import oracles_pairs as op
 import pytest
 from scipy.stats import binom
 
 import gpu_rs
-import oracles_pairs as op
 from gpu_rs.engine.atoms import ZERO, record_atoms
 from gpu_rs.engine.curve import Curve
 from gpu_rs.engine.curve_heavy import HeavyCurve
@@ -39,7 +40,9 @@ def _exact_one_bit(n, q, ys, kind):
     out = []
     for y in ys:
         x = s * j
-        out.append({"sf": pmf[x > y].sum(), "call": (pmf * np.maximum(x - y, 0)).sum(), "put": (pmf * np.maximum(y - x, 0)).sum()}[kind])
+        values = {"sf": pmf[x > y].sum(), "call": (pmf * np.maximum(x - y, 0)).sum()}
+        values["put"] = (pmf * np.maximum(y - x, 0)).sum()
+        out.append(values[kind])
     return np.array(out)
 
 
@@ -61,7 +64,8 @@ def test_heavy_curve_agrees_with_one_window():
     n, bits, q = 2000, 6, 0.12
     at, law = _law(n, bits, q)
     ys = law.mean * np.array([1.5, 2.0, 3.0])
-    plain = Curve(law, ys.min(), ys.max(), 1e-16, at.value_error, 1 << 20, np).evaluate("call", ys, 1e-9 * ys, 1e-4 * ys)
+    curve = Curve(law, ys.min(), ys.max(), 1e-16, at.value_error, 1 << 20, np)
+    plain = curve.evaluate("call", ys, 1e-9 * ys, 1e-4 * ys)
     part = law.parts[0][0]
     heavy = part.values > ys.min() / 16
     split = HeavyCurve(part, n, heavy, 1e-16, at.value_error, 1 << 20, np).evaluate("call", ys, 1e-9 * ys, 1e-4 * ys)
@@ -131,8 +135,26 @@ def test_scope_all_one_bit_is_the_maximum_over_every_pair(n, q, eps):
     worst = 0.0
     for bg in itertools.combinations_with_replacement("01", n - 1):
         for x, y in itertools.permutations("01", 2):
-            worst = max(worst, op.pair_delta(list(bg) + [x], list(bg) + [y], q, eps))
+            worst = max(worst, op.pair_delta([*bg, x], [*bg, y], q, eps))
     d = gpu_rs.privacy_profile(n, 1, q, scope="all", backend="numpy").delta(eps)
     assert d.lower <= worst * (1 + 1e-9) and worst <= d.upper * (1 + 1e-12)
     assert d.upper - d.lower <= 1e-9 * worst
-    assert "proven for every neighbouring collection" == gpu_rs.privacy_profile(n, 1, q, scope="all").guarantee
+    assert gpu_rs.privacy_profile(n, 1, q, scope="all").guarantee == "proven for every neighbouring collection"
+
+
+def test_cli_profile_grid_csv_plot_json(tmp_path, capsys):
+    from gpu_rs.cli.main import main as cli_main
+
+    csv_path, png = tmp_path / "p.csv", tmp_path / "p.png"
+    base = ["profile", "--n", "1000", "--bits", "1", "--q", "0.25", "--quiet"]
+    assert cli_main([*base, "--eps-grid", "0.1:0.5:5", "--csv", str(csv_path), "--plot", str(png)]) == 0
+    assert len(csv_path.read_text().splitlines()) == 6 and png.read_bytes()[:4] == b"\x89PNG"
+    capsys.readouterr()
+    assert cli_main([*base, "--eps-grid", "0.2,0.4", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    for key in ("n", "bits", "q", "k", "scope", "guarantee", "backend", "seconds", "provenance"):
+        assert key in out
+    assert [d["eps"] for d in out["deltas"]] == [0.2, 0.4]
+    for bad in (["--eps-grid", "1:0:3"], ["--eps", "0.5", "--plot", str(tmp_path)], ["--eps", "0.5", "--k", "2"]):
+        assert cli_main([*base, *bad]) == 2
+        assert capsys.readouterr().err.startswith("gpu-rs: error:")

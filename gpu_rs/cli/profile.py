@@ -93,8 +93,9 @@ def register(sub: Any) -> None:
     )
     add_scope(p)
     add_run_options(
-        p, json_help="print one JSON object: the setting (n, bits, q, k, scope, guarantee, backend, seconds, "
-        "provenance) and the result (DeltaBound or EpsilonBound fields, or 'deltas' for a grid)"
+        p,
+        json_help="print one JSON object: the setting (n, bits, q, k, scope, guarantee, backend, seconds, "
+        "provenance) and the result (DeltaBound or EpsilonBound fields, or 'deltas' for a grid)",
     )
     p.set_defaults(handler=run)
 

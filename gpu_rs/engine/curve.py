@@ -182,7 +182,7 @@ class Curve:
             floor = 3.0 * (found.truncation + found.roundoff)
             goal = np.maximum(targets, floor)
             short = found.discretization + found.truncation + found.roundoff > goal
-            if not short.any() or K >= self.max_terms:
+            if not short.any() or self.max_terms <= K:
                 self.terms = max(self.terms, K)
                 return found
             ratio = np.max((found.discretization / np.maximum(goal - floor / 3.0, FLOOR))[short])

@@ -70,7 +70,8 @@ class HeavyCurve:
     def split(law: Law, m: int, lowest: float) -> np.ndarray | None:
         """The heavy atoms (values above ``lowest / 16``), or None where conditioning would not pay."""
         heavy = law.values > lowest / 16.0
-        if m < MIN_RECORDS or int((~heavy).sum()) < 2 or not heavy.any() or heavy.all() or m * float(law.probs[heavy].sum()) > MAX_HEAVY_MEAN:
+        few = int((~heavy).sum()) < 2 or not heavy.any()
+        if m < MIN_RECORDS or few or m * float(law.probs[heavy].sum()) > MAX_HEAVY_MEAN:
             return None
         full, light = SumLaw(((law, m),)), SumLaw(((restrict(law, ~heavy), m),))
         if _span(full) < MIN_GAIN * _span(light):

@@ -47,9 +47,9 @@ class PrivacyProfile(ToDict):
         grid = np.asarray(eps, dtype=float).ravel()
         for e in grid:
             check_open("eps", float(e), 0.0, MAX_EPS)
-        found = tuple(self.engine.deltas(grid))
-        self.evaluated.extend(found)
-        return found
+        many = tuple(self.engine.deltas([float(e) for e in grid]))
+        self.evaluated.extend(many)
+        return many
 
     def epsilon(self, delta: float | Sequence[float] | np.ndarray, eps_tol: float = 1e-3) -> Any:
         """Certified ``ε(δ)``, the smallest ``ε`` with ``δ(ε) <= delta``: an :class:`EpsilonBound` (or a tuple).

@@ -60,10 +60,11 @@ class HingeCurve:
         heavy = HeavyCurve.split(law, self.n, lowest)
         if heavy is not None:
             h = self.heavy
-            if h is None or not np.array_equal(h[0], heavy) or h[1].delta > delta:
-                solver = HeavyCurve(law, self.n, heavy, delta, self.value_error, self.max_terms, self.xp)
-                self.heavy = (heavy, solver)
-            return self.heavy[1]
+            if h is not None and np.array_equal(h[0], heavy) and h[1].delta <= delta:
+                return h[1]
+            solver = HeavyCurve(law, self.n, heavy, delta, self.value_error, self.max_terms, self.xp)
+            self.heavy = (heavy, solver)
+            return solver
         c = self.curve
         if c is None or not (c.contains(lo) and c.contains(hi)) or c.below + c.above > 2.0 * delta:
             if c is not None:

@@ -70,7 +70,7 @@ def delta_one_bit(n: int, q: float, eps: float, forward: bool) -> tuple[float, f
     lam = math.exp(eps)
     t = n * lam if forward else n / lam
     j_t = (t - n * r) / s
-    if forward and j_t >= n or not forward and j_t <= 0:
+    if (forward and j_t >= n) or (not forward and j_t <= 0):
         return 0.0, 0.0
     # Error of j_t: λ, r and s to a few ulp each (relative), the subtraction and the division.
     j_err = 16.0 * UNIT * (t + n * r) / s + 4.0 * UNIT * abs(j_t) + 16.0 * UNIT * (1.0 + abs(lr)) * (t + n * r) / s

@@ -183,7 +183,8 @@ class Profile:
             if self.hinge is None:
                 first_order = next(iter(self.orders.values()))
                 self.hinge = HingeCurve(self.n, self.bits, self.q, first_order.plan.max_terms, first_order.xp)
-            found = self.hinge.deltas(np.asarray(eps), self.rel_width / 4, self.abs_width / 4, both=len(self.orders) > 1)
+            both = len(self.orders) > 1
+            found = self.hinge.deltas(np.asarray(eps), self.rel_width / 4, self.abs_width / 4, both=both)
             first = {name: list(zip(*(map(float, a) for a in found[name]), strict=True)) for name in self.orders}
         return [self._one(e, {name: first[name][i] for name in self.orders}) for i, e in enumerate(eps)]
 
@@ -201,7 +202,9 @@ class Profile:
             if hi - lo > need:
                 o_lo, o_hi, queries = order.delta(eps, self.rel_width, self.abs_width, self.max_queries)
                 if max(lo, o_lo) > min(hi, o_hi):
-                    raise RuntimeError(f"two certified intervals for delta({eps!r}) are disjoint: {lo, hi}, {o_lo, o_hi}")
+                    raise RuntimeError(
+                        f"two certified intervals for delta({eps!r}) are disjoint: {lo, hi}, {o_lo, o_hi}"
+                    )
                 lo, hi = max(lo, o_lo), min(hi, o_hi)
             found[name] = (lo, hi, queries)
         lower = max(v[0] for v in found.values())
