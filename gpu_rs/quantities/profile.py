@@ -109,7 +109,7 @@ def privacy_profile(
     k: int = 1,
     rel_width: float = 1e-3,
     abs_width: float = 1e-12,
-    max_queries: int = 400,
+    max_queries: int = 0,
     backend: str = "auto",
 ) -> PrivacyProfile:
     """The certified privacy profile ``δ(ε)``, ``ε(δ)`` of ``n`` users, ``bits`` bits, flip probability ``q``.
@@ -129,7 +129,10 @@ def privacy_profile(
     rel_width, abs_width : float
         Target for each ``δ``: ``upper − lower <= max(rel_width * lower, abs_width)``.
     max_queries : int
-        Most new tail queries per ``δ`` value and order, ``>= 8``.
+        Most new tail queries per ``δ`` value and order where the curve's interval is wider than
+        asked (tiny ``δ`` at several bits); ``0`` (the default) returns the curve's certified
+        interval as it is, ``met`` saying whether it reached the width. Tail queries are slow:
+        each costs about one :func:`gpu_rs.tail`.
     backend : {"auto", "numpy", "cupy"}
         As for :func:`gpu_rs.tail`.
 
@@ -148,7 +151,7 @@ def privacy_profile(
         )
     rel_width = check_open("rel_width", rel_width, 0.0, 1.0)
     abs_width = check_open("abs_width", abs_width, 0.0, 1.0)
-    max_queries = check_int("max_queries", max_queries, 8, 100_000)
+    max_queries = check_int("max_queries", max_queries, 0, 100_000)
     be = get_backend(backend)
     plan = Plan(rel_width / 4, abs_width / 4, plan_terms(DEFAULT_MAX_TERMS, be.free_memory(), None))
     names = ("forward",) if scope == "forward" else ("forward", "reverse")

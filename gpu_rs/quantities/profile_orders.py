@@ -199,7 +199,7 @@ class Profile:
             queries = 0
             # Each order needs the width the larger δ asks (the maximum of the two).
             need = max(self.abs_width, self.rel_width * max(v[0] for v in first.values()))
-            if hi - lo > need:
+            if hi - lo > need and self.max_queries > 0:
                 o_lo, o_hi, queries = order.delta(eps, self.rel_width, self.abs_width, self.max_queries)
                 if max(lo, o_lo) > min(hi, o_hi):
                     raise RuntimeError(
