@@ -1,8 +1,13 @@
-"""``gpu-rs profile``: the certified privacy profile, ``delta(eps)`` or ``eps(delta)``."""
+"""``gpu-rs profile``: the certified privacy profile, ``delta(eps)`` on one ``eps`` or a grid, or ``eps(delta)``."""
 
 from __future__ import annotations
 
 import argparse
+import csv
+import importlib.util
+import json
+import os
+import time
 from typing import Any
 
 from gpu_rs.cli.arguments import (
@@ -12,9 +17,53 @@ from gpu_rs.cli.arguments import (
     float_type,
     given,
 )
-from gpu_rs.cli.output import EXIT_OK, print_json
+from gpu_rs.cli.output import EXIT_OK
 from gpu_rs.cli.progress import Progress
 from gpu_rs.common.validation import resolve_eps
+
+MAX_GRID = 10_000
+"""Most values of ``eps`` in one ``--eps-grid``."""
+
+
+def eps_grid(text: str) -> list[float]:
+    """``A:B:K`` (``K`` values from ``A`` to ``B``, evenly spaced) or a comma-separated list."""
+    try:
+        if ":" in text:
+            a, b, k = text.split(":")
+            count = int(k)
+            lo, hi = float(a), float(b)
+            if not 1 <= count <= MAX_GRID or not lo <= hi:
+                raise ValueError
+            return [lo + (hi - lo) * i / max(1, count - 1) for i in range(count)]
+        values = [float(x) for x in text.split(",") if x.strip()]
+        if not 1 <= len(values) <= MAX_GRID:
+            raise ValueError
+        return values
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected A:B:K (K values of eps from A to B, 1 <= K <= {MAX_GRID}, A <= B) or a list "
+            f"like 0.5,1,2, got {text!r}"
+        ) from None
+
+
+def output_file(suffix: str | None) -> Any:
+    """An output path: not a directory, its directory writable, and ending in ``suffix`` if given."""
+
+    def parse(text: str) -> str:
+        path = os.path.abspath(text)
+        folder = os.path.dirname(path)
+        if os.path.isdir(path):
+            raise argparse.ArgumentTypeError(f"{text!r} is a directory: give a file name")
+        if not os.path.isdir(folder):
+            raise argparse.ArgumentTypeError(f"directory {folder!r} does not exist")
+        if not os.access(folder, os.W_OK):
+            raise argparse.ArgumentTypeError(f"directory {folder!r} is not writable")
+        if suffix is not None and not text.lower().endswith(suffix):
+            raise argparse.ArgumentTypeError(f"expected a file name ending in {suffix}, got {text!r}")
+        return text
+
+    parse.__name__ = "path"
+    return parse
 
 
 def register(sub: Any) -> None:
@@ -22,25 +71,57 @@ def register(sub: Any) -> None:
     p = sub.add_parser(
         "profile",
         help="certified (eps, delta) privacy profile: delta(eps) or eps(delta)",
-        description="Certified bounds on the privacy profile: delta(eps) with --eps, or "
-        "eps(delta), the smallest eps with delta(eps) <= DELTA, with --delta.",
+        description="Certified bounds on the privacy profile: delta(eps) with --eps or on a grid with "
+        "--eps-grid, or eps(delta), the smallest eps with delta(eps) <= DELTA, with --delta.",
     )
     add_common(p, q=True, eps_required=False)
     p.add_argument("--delta", type=float_type("in (0, 1)"), metavar="DELTA", help="give eps(DELTA), 0 < DELTA < 1")
     p.add_argument(
+        "--eps-grid",
+        type=eps_grid,
+        metavar="A:B:K",
+        help="delta(eps) at K values of eps from A to B (or a list: 0.5,1,2), from one set of transforms",
+    )
+    p.add_argument(
         "--rel-width", type=float_type("> 0"), metavar="W", help="target width of delta, relative (API default 1e-3)"
     )
+    p.add_argument(
+        "--csv", type=output_file(None), metavar="FILE", help="write eps,lower,upper and each order's bounds to FILE"
+    )
+    p.add_argument(
+        "--plot", type=output_file(".png"), metavar="FILE.png", help="plot delta(eps) to FILE.png (needs matplotlib)"
+    )
     add_scope(p)
-    add_run_options(p, json_help="print one JSON object (DeltaBound or EpsilonBound .to_dict()) on stdout")
+    add_run_options(
+        p,
+        json_help="print one JSON object: the setting (n, bits, q, k, scope, guarantee, backend, seconds, "
+        "provenance) and the result (DeltaBound or EpsilonBound fields, or 'deltas' for a grid)",
+    )
     p.set_defaults(handler=run)
+
+
+def _grid(args: argparse.Namespace) -> list[float] | None:
+    given_eps = args.eps is not None or args.ratio is not None
+    if sum((given_eps, args.delta is not None, args.eps_grid is not None)) != 1:
+        raise ValueError("give exactly one of --eps/--ratio (for delta(eps)), --eps-grid, or --delta (for eps(delta))")
+    if args.eps_grid is not None:
+        return list(args.eps_grid)
+    return [resolve_eps(args.eps, args.ratio)] if given_eps else None
 
 
 def run(args: argparse.Namespace) -> int:
     import gpu_rs
+    from gpu_rs.common.serialize import plain
+    from gpu_rs.common.validation import check_k
 
-    if (args.delta is None) == (args.eps is None and args.ratio is None):
-        raise ValueError("give exactly one of --eps/--ratio (for delta(eps)) or --delta (for eps(delta))")
-    with Progress("computing the privacy profile", quiet=args.quiet):
+    grid = _grid(args)
+    check_k(args.k)
+    if args.plot is not None and importlib.util.find_spec("matplotlib") is None:
+        raise ValueError("--plot needs matplotlib: pip install 'gpu-rs[plot]'")
+    if args.plot is not None and grid is None:
+        raise ValueError("--plot draws delta(eps): give --eps-grid (or --eps)")
+    start = time.perf_counter()
+    with Progress("computing the privacy profile", quiet=args.quiet) as progress:
         prof = gpu_rs.privacy_profile(
             args.n,
             args.bits,
@@ -50,19 +131,54 @@ def run(args: argparse.Namespace) -> int:
             backend=args.backend,
             **given(rel_width=args.rel_width),
         )
-        found = prof.delta(resolve_eps(args.eps, args.ratio)) if args.delta is None else prof.epsilon(args.delta)
+        progress.line(
+            f"gpu-rs: profile n={prof.n} bits={prof.bits} q={prof.q:.6g} scope={prof.scope}: "
+            + (f"delta at {len(grid)} eps" if grid is not None else f"eps({args.delta:g})")
+        )
+        found: Any = prof.delta(grid) if grid is not None else prof.epsilon(args.delta)
+    seconds = time.perf_counter() - start
+    rows = list(found) if grid is not None else []
+    if args.csv is not None and rows:
+        _write_csv(args.csv, rows)
+    if args.plot is not None:
+        prof.plot([d.eps for d in rows], path=args.plot)
     if args.json:
-        print_json(found)
+        out = {k: v for k, v in prof.to_dict().items() if k != "evaluated"}
+        out.update(k=args.k, seconds=seconds)
+        if args.eps_grid is not None:
+            out["deltas"] = [d.to_dict() for d in rows]
+        else:
+            out.update((rows[0] if rows else found).to_dict())
+        print(json.dumps(plain(out), allow_nan=False))
         return EXIT_OK
     print(f"privacy profile  n={prof.n}, bits={prof.bits}, q={prof.q:.6g}")
-    if args.delta is None:
-        print(f"  delta({found.eps:.6g})  in [{found.lower:.6e}, {found.upper:.6e}]{'' if found.met else '  NOT MET'}")
+    if grid is not None and len(rows) == 1:
+        d = rows[0]
+        print(f"  delta({d.eps:.6g})  in [{d.lower:.6e}, {d.upper:.6e}]{'' if d.met else '  NOT MET'}")
         for name in ("forward", "reverse"):
-            if getattr(found, name) is not None:
-                lo, hi = getattr(found, name)
+            if getattr(d, name) is not None:
+                lo, hi = getattr(d, name)
                 print(f"  {name:8s} order: [{lo:.6e}, {hi:.6e}]")
+    elif grid is not None:
+        print(f"  {'eps':>10s}  {'delta lower':>13s}  {'delta upper':>13s}")
+        for d in rows:
+            print(f"  {d.eps:10.6g}  {d.lower:13.6e}  {d.upper:13.6e}{'' if d.met else '  NOT MET'}")
     else:
         print(f"  eps({found.delta:g})  in [{found.lower:.6g}, {found.upper:.6g}]{'' if found.met else '  NOT MET'}")
         print(f"  certified: delta({found.upper:.6g}) <= {found.at_upper.upper:.4e} <= {found.delta:g}")
     print(f"  scope     {prof.scope}: {prof.guarantee}")
+    print(f"  backend {prof.backend}, {seconds:.3g} s")
+    for path in (args.csv, args.plot):
+        if path is not None:
+            print(f"wrote {path}")
     return EXIT_OK
+
+
+def _write_csv(path: str, rows: list[Any]) -> None:
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["eps", "lower", "upper", "forward_lower", "forward_upper", "reverse_lower", "reverse_upper", "met"])
+        for d in rows:
+            fwd = d.forward or ("", "")
+            rev = d.reverse or ("", "")
+            w.writerow([repr(d.eps), repr(d.lower), repr(d.upper), *map(repr, fwd), *map(repr, rev), d.met])

@@ -44,7 +44,12 @@ class PrivacyProfile(ToDict):
             found = self.engine.delta(check_open("eps", eps, 0.0, MAX_EPS))
             self.evaluated.append(found)
             return found
-        return tuple(self.delta(float(e)) for e in np.asarray(eps, dtype=float).ravel())
+        grid = np.asarray(eps, dtype=float).ravel()
+        for e in grid:
+            check_open("eps", float(e), 0.0, MAX_EPS)
+        many = tuple(self.engine.deltas([float(e) for e in grid]))
+        self.evaluated.extend(many)
+        return many
 
     def epsilon(self, delta: float | Sequence[float] | np.ndarray, eps_tol: float = 1e-3) -> Any:
         """Certified ``ε(δ)``, the smallest ``ε`` with ``δ(ε) <= delta``: an :class:`EpsilonBound` (or a tuple).
@@ -104,7 +109,7 @@ def privacy_profile(
     k: int = 1,
     rel_width: float = 1e-3,
     abs_width: float = 1e-12,
-    max_queries: int = 400,
+    max_queries: int = 0,
     backend: str = "auto",
 ) -> PrivacyProfile:
     """The certified privacy profile ``δ(ε)``, ``ε(δ)`` of ``n`` users, ``bits`` bits, flip probability ``q``.
@@ -115,15 +120,19 @@ def privacy_profile(
         As for :func:`gpu_rs.tail`: ``1 <= n <= 10**9``, ``1 <= bits <= 1024``, ``0 < q < 1/2``.
     scope : {"homogeneous", "forward", "all"}
         Which pairs (SPEC §1.1): the seed's pair in its order, both orders of it (the larger
-        ``δ``), or every neighbouring pair (a proven upper end from the clone reduction,
-        lower end from the homogeneous pair).
+        ``δ``), or every neighbouring pair: for one bit the exact maximum over every
+        background (refused up front where it would take too long), for more bits a proven
+        upper end from the clone reduction and the homogeneous pair as lower end.
     k : int
         Randomized reports per user: only ``k = 1`` here (``δ`` needs the law of ``R_k``, not
         just its tail bounds); ``k > 1`` raises ``ValueError`` naming :func:`gpu_rs.tail`.
     rel_width, abs_width : float
         Target for each ``δ``: ``upper − lower <= max(rel_width * lower, abs_width)``.
     max_queries : int
-        Most new tail queries per ``δ`` value and order, ``>= 8``.
+        Most new tail queries per ``δ`` value and order where the curve's interval is wider than
+        asked (tiny ``δ`` at several bits); ``0`` (the default) returns the curve's certified
+        interval as it is, ``met`` saying whether it reached the width. Tail queries are slow:
+        each costs about one :func:`gpu_rs.tail`.
     backend : {"auto", "numpy", "cupy"}
         As for :func:`gpu_rs.tail`.
 
@@ -142,7 +151,7 @@ def privacy_profile(
         )
     rel_width = check_open("rel_width", rel_width, 0.0, 1.0)
     abs_width = check_open("abs_width", abs_width, 0.0, 1.0)
-    max_queries = check_int("max_queries", max_queries, 8, 100_000)
+    max_queries = check_int("max_queries", max_queries, 0, 100_000)
     be = get_backend(backend)
     plan = Plan(rel_width / 4, abs_width / 4, plan_terms(DEFAULT_MAX_TERMS, be.free_memory(), None))
     names = ("forward",) if scope == "forward" else ("forward", "reverse")
@@ -153,7 +162,7 @@ def privacy_profile(
         prob.bits,
         prob.q,
         scope,
-        guarantee(scope, exact_all=False),
+        guarantee(scope, exact_all=prob.bits == 1),
         rel_width,
         be.name,
         provenance(arguments, be.name),

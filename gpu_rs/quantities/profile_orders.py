@@ -32,15 +32,21 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from gpu_rs.common.floats import FLOOR, UNIT
 from gpu_rs.engine.atoms import ONE, ZERO, log_r
 from gpu_rs.engine.bounds import ErrorBudget
 from gpu_rs.engine.crossing import Query
 from gpu_rs.engine.pipeline import Plan, tail_bounds
-from gpu_rs.pairs import clones
+from gpu_rs.pairs import background_delta, clones
+from gpu_rs.quantities.profile_curve import HingeCurve
+from gpu_rs.quantities.profile_enumeration import MAX_VECTORS, Enumerated, count_vectors
+from gpu_rs.quantities.profile_one_bit import delta_one_bit
 from gpu_rs.quantities.profile_results import DeltaBound, EpsilonBound
 
 FIRST_STEP = 0.5
@@ -141,7 +147,14 @@ class Order:
 
 @dataclass
 class Profile:
-    """The orders a scope needs, and the rules that turn them into ``δ`` and ``ε`` intervals."""
+    """The orders a scope needs, and the rules that turn them into ``δ`` and ``ε`` intervals.
+
+    ``δ`` comes first from the hinge expectations: exact sums at one bit
+    (:mod:`~gpu_rs.quantities.profile_one_bit`), exact enumeration where there are few count
+    vectors (:mod:`~gpu_rs.quantities.profile_enumeration`), otherwise one certified curve
+    (:mod:`~gpu_rs.quantities.profile_curve`); an order whose interval is still wider than asked is refined by
+    the tail-query routes of :class:`Order` and the two certified intervals intersected.
+    """
 
     n: int
     bits: int
@@ -151,17 +164,57 @@ class Profile:
     abs_width: float
     max_queries: int
     orders: dict[str, Order]
+    hinge: HingeCurve | None = None
+    exact: Enumerated | None = None
+
+    def _meets(self, lo: float, hi: float) -> bool:
+        return hi - lo <= max(self.abs_width, self.rel_width * lo)
+
+    def deltas(self, eps: Sequence[float]) -> list[DeltaBound]:
+        """Certified ``δ`` at every ``ε``: one set of transforms serves them all."""
+        eps = [float(e) for e in eps]
+        if self.bits == 1:
+            first = {name: [delta_one_bit(self.n, self.q, e, name == "forward") for e in eps] for name in self.orders}
+        elif count_vectors(self.n, self.bits) <= MAX_VECTORS:
+            if self.exact is None:
+                self.exact = Enumerated(self.n, self.bits, self.q)
+            first = {name: [self.exact.delta(e, name == "forward") for e in eps] for name in self.orders}
+        else:
+            if self.hinge is None:
+                first_order = next(iter(self.orders.values()))
+                self.hinge = HingeCurve(self.n, self.bits, self.q, first_order.plan.max_terms, first_order.xp)
+            both = len(self.orders) > 1
+            found = self.hinge.deltas(np.asarray(eps), self.rel_width / 4, self.abs_width / 4, both=both)
+            first = {name: list(zip(*(map(float, a) for a in found[name]), strict=True)) for name in self.orders}
+        return [self._one(e, {name: first[name][i] for name in self.orders}) for i, e in enumerate(eps)]
 
     def delta(self, eps: float) -> DeltaBound:
         """Certified ``δ(ε)`` for the scope."""
-        found = {
-            name: order.delta(eps, self.rel_width, self.abs_width, self.max_queries)
-            for name, order in self.orders.items()
-        }
+        return self.deltas([eps])[0]
+
+    def _one(self, eps: float, first: dict[str, tuple[float, float]]) -> DeltaBound:
+        found = {}
+        for name, order in self.orders.items():
+            lo, hi = first[name]
+            queries = 0
+            # Each order needs the width the larger δ asks (the maximum of the two).
+            need = max(self.abs_width, self.rel_width * max(v[0] for v in first.values()))
+            if hi - lo > need and self.max_queries > 0:
+                o_lo, o_hi, queries = order.delta(eps, self.rel_width, self.abs_width, self.max_queries)
+                if max(lo, o_lo) > min(hi, o_hi):
+                    raise RuntimeError(
+                        f"two certified intervals for delta({eps!r}) are disjoint: {lo, hi}, {o_lo, o_hi}"
+                    )
+                lo, hi = max(lo, o_lo), min(hi, o_hi)
+            found[name] = (lo, hi, queries)
         lower = max(v[0] for v in found.values())
         upper = max(v[1] for v in found.values())
         relaxation = 0.0
-        if self.scope == "all":
+        if self.scope == "all" and self.bits == 1:
+            # every background, exactly (pairs/background_delta.py); it contains the homogeneous pair
+            w_lo, w_hi, _ = background_delta.worst_delta(self.n, self.q, eps)
+            lower, upper = max(lower, w_lo), max(w_hi, lower)
+        elif self.scope == "all":
             # proven for every pair (clones.py); below the homogeneous pair's upper end only by rounding
             proven = min(1.0, clones.delta_upper(self.n, self.bits, self.q, eps)[0]) if eps > 0 else 1.0
             relaxation = max(0.0, proven - upper)
