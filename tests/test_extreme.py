@@ -86,14 +86,14 @@ def test_one_record_is_exact(bits, q, eps):
     _not_exact_if_wide(b)
 
 
-def _forward_bracket(n, bits, q, eps, share=mpmath.mpf(10) ** -100):
+def _forward_bracket(n, bits, q, eps):
     """``P[X > n e^ε]`` for ``X`` = ``n − 1`` zero-vector atoms + the outlier's, bracketed.
 
     Below: the outlier's atom alone passes ``t``. Above: it passes ``t − s``, or the
     ``n − 1`` others sum to ``s`` or more, which needs one of them ``>= s / (n − 1)``.
     """
     t = _threshold(n, eps)
-    s = share * t
+    s = mpmath.mpf(10) ** -100 * t
     out = _atoms(bits, q, True)
     lo = sum(p for w, p in out if w > t)
     near = sum(p for w, p in out if w > t - s)
