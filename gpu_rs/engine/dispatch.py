@@ -10,6 +10,8 @@ support        here                        ``y`` lies outside the support: the t
 chernoff       :mod:`gpu_rs.engine.chernoff`      a Chernoff bound alone is below half the target
 lattice        :mod:`gpu_rs.engine.lattice`       the sum is an integer count (one bit): exact DFT
 enumeration    :mod:`gpu_rs.engine.enumeration`   at most 10^6 count vectors: exact finite sum
+nearlattice    :mod:`gpu_rs.engine.nearlattice`   at most 5 atoms in the bulk: condition on the large
+                                                  atoms' counts, the first atom's count is binomial
 conditioned    :mod:`gpu_rs.engine.conditioning`  rare heavy atoms widen the window; one window on a
                                            small budget fell short
 fourier        :mod:`gpu_rs.engine.fourier`       always: characteristic function and Vaaler's
@@ -22,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gpu_rs.engine import chernoff, enumeration, fourier, lattice
+from gpu_rs.engine import chernoff, enumeration, fourier, lattice, nearlattice
 from gpu_rs.engine.bounds import Bounds, ErrorBudget
 from gpu_rs.engine.conditioning import mixture, split_heavy
 from gpu_rs.engine.laws import Cut, SumLaw
@@ -84,6 +86,7 @@ METHODS: tuple[tuple[str, Method], ...] = (
     ("chernoff", chernoff_only),
     ("lattice", lattice.bound),
     ("enumeration", enumeration.bound),
+    ("nearlattice", nearlattice.bound),
     ("conditioned", conditioned),
     ("fourier", fourier.bound),
 )
