@@ -16,10 +16,13 @@ import pytest
 from conftest import check_bracket
 
 import gpu_rs
+from gpu_rs.common.validation import Problem
+from gpu_rs.engine import crossing, nearlattice
 from gpu_rs.engine.atoms import ZERO
 from gpu_rs.engine.crossing import Query
 from gpu_rs.engine.nearlattice import binomial_tail_bound, window
 from gpu_rs.engine.pipeline import Plan, tail_bounds
+from gpu_rs.pairs import scopes
 
 L2 = [
     # (n, q, eps): forward tails from 1e-13 to 0.07
@@ -50,12 +53,17 @@ def test_reverse_l2(n, q, eps):
     assert b.width <= max(1e-12, 1e-3 * exact) * 1.01
 
 
-def test_forward_l3():
-    n, q, lam = 10**4, 0.03, math.exp(2.0)
+@pytest.mark.parametrize("n,q,eps", [(10**4, 0.03, 2.0), (3000, 0.0834, math.log(6.657))])
+def test_forward_l3(n, q, eps):
+    """The method itself (not the first that applies in the table) on L = 3's forward order."""
+    lam = math.exp(eps)
     lo, hi = O.tail_condition(n, 3, q, lam)
-    b = gpu_rs.tail(n, 3, q, ratio=lam, scope="forward")
-    assert b.method == "nearlattice"
-    check_bracket(b, lo, hi)
+    prob = Problem(n, 3, q, eps)
+    cross = crossing.split(scopes.forward_query(prob, False))
+    inner = nearlattice.bound(cross.law, cross.cut, 1e-3 * lo, 1 << 20, np)
+    b = cross.combine(inner)
+    assert b.lower <= hi * (1 + 1e-12) and b.upper >= lo * (1 - 1e-12), (b, lo, hi)
+    assert b.width <= 1e-3 * lo * 1.01
 
 
 @pytest.mark.parametrize("n,p", [(10**5, 0.01), (10**6, 3e-4), (50, 0.3)])

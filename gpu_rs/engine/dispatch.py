@@ -10,10 +10,10 @@ support        here                        ``y`` lies outside the support: the t
 chernoff       :mod:`gpu_rs.engine.chernoff`      a Chernoff bound alone is below half the target
 lattice        :mod:`gpu_rs.engine.lattice`       the sum is an integer count (one bit): exact DFT
 enumeration    :mod:`gpu_rs.engine.enumeration`   at most 10^6 count vectors: exact finite sum
-nearlattice    :mod:`gpu_rs.engine.nearlattice`   at most 5 atoms in the bulk: condition on the large
-                                                  atoms' counts, the first atom's count is binomial
 conditioned    :mod:`gpu_rs.engine.conditioning`  rare heavy atoms widen the window; one window on a
                                            small budget fell short
+nearlattice    :mod:`gpu_rs.engine.nearlattice`   at most 5 atoms in the bulk: condition on the large
+                                                  atoms' counts, the first atom's count is binomial
 fourier        :mod:`gpu_rs.engine.fourier`       always: characteristic function and Vaaler's
                                            majorants in a Chernoff window
 =============  ==========================  ===================================================
@@ -86,8 +86,8 @@ METHODS: tuple[tuple[str, Method], ...] = (
     ("chernoff", chernoff_only),
     ("lattice", lattice.bound),
     ("enumeration", enumeration.bound),
-    ("nearlattice", nearlattice.bound),
     ("conditioned", conditioned),
+    ("nearlattice", nearlattice.bound),
     ("fourier", fourier.bound),
 )
 LIGHT = tuple((name, m) for name, m in METHODS if name != "conditioned")
