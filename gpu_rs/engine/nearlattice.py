@@ -35,9 +35,9 @@ MAX_ATOMS = 5
 """The bulk part may have at most this many atoms (three heavy ones)."""
 MAX_OTHERS = 10_000
 """Most count vectors of the parts other than the bulk."""
-MAX_ITEMS = 2_000_000
+MAX_ITEMS = 400_000
 """Most (heavy counts, other counts) pairs."""
-MAX_CELLS = 2_000_000
+MAX_CELLS = 1_000_000
 """Most binomial pmf values (distinct ``m`` times the window of ``J₁``)."""
 SHARE = 0.05
 """Share of the target width given to each truncation (heavy counts, ``J₁``'s window)."""
@@ -131,6 +131,8 @@ def bound(law: SumLaw, cut: Cut, target: float, max_terms: int, xp: Any) -> Boun
         o_val = (o_val[:, None] + v[None, :]).ravel()
         o_lp = (o_lp[:, None] + lp[None, :]).ravel()
         o_rel += r
+    if math.prod(len(r) for r in ranges) * o_val.shape[0] > MAX_ITEMS:
+        return None
     grid = np.stack([g.ravel() for g in np.meshgrid(*ranges, indexing="ij")], axis=1) if ranges else np.zeros((1, 0))
     grid = grid[grid.sum(axis=1) <= n].astype(np.int64)
     if grid.shape[0] * o_val.shape[0] > MAX_ITEMS:
