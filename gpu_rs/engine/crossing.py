@@ -170,7 +170,7 @@ def split(query: Query) -> Crossing:
         log_keep += count * log_a
         err += count * (log_a_err + 2.0 * UNIT * abs(log_a))
         mins = precise.CONTEXT.add(mins, count * precise.exp(precise.to_decimal(hi[0], lo[0]) - log_s))
-        values = np.array([0.0, 1.0]) if lattice else precise.scaled_gaps(hi, lo, log_s)
+        values = np.array([0.0, 1.0])[: hi.shape[0]] if lattice else precise.scaled_gaps(hi, lo, log_s)
         laws.append((restricted(values, at.log_probs, at.probs, at.prob_error, at.exact, normal), count))
     err += 4.0 * UNIT * abs(log_keep)
     dropped = min(1.0, dropped)
