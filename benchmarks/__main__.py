@@ -100,6 +100,34 @@ def _run_growth(runner: Runner, points: list[tuple[int, int]], backend: str, lab
     return rows
 
 
+def _run_slow_tails(runner: Runner, backend: str) -> list[dict[str, Any]]:
+    rows = []
+    for c in C.SLOW_TAILS:
+        _err(f"[{c.key}] slow tail n={c.n} bits={c.bits} q={c.q:g} eps={c.eps:g} scope={c.scope} …")
+        args = dict(n=c.n, bits=c.bits, q=c.q, eps=c.eps, backend=backend, scope=c.scope)
+        rows.append({"case": c.__dict__.copy(), "run": runner.run("exact_tail", args, trace=False)})
+    return rows
+
+
+def _slow_table(rows: list[dict[str, Any]]) -> Table:
+    t = Table(
+        f"Slowest single tails (issue 22: each <= {C.SLOW_TAIL_SECONDS:g} s)",
+        ["case", "n", "bits", "q", "eps", "scope", "before", "seconds", "method", "terms", "lower", "upper",
+         "met", f"<= {C.SLOW_TAIL_SECONDS:g} s"],
+    )
+    for row in rows:
+        c, cells = row["case"], _exact_cells(row["run"])
+        head = [c["key"], f"{c['n']:.0e}", c["bits"], f"{c['q']:.6g}", f"{c['eps']:.6g}", c["scope"], c["before"]]
+        if "error" in cells:
+            t.add([*head, "ERROR " + cells["error"], *["—"] * 6])
+            continue
+        ok = row["run"]["seconds"] <= C.SLOW_TAIL_SECONDS
+        verdict = "yes" if ok else "NO"
+        t.add([*head, cells["seconds"], cells["method"], cells["terms"], cells["lower"], cells["upper"],
+               cells["met"], verdict])
+    return t
+
+
 # ----------------------------------------------------------------------------------------
 # Tables
 
@@ -251,6 +279,8 @@ def build_tables(res: dict[str, Any]) -> list[Table]:
                    c["delta"], c["py"], c["terms"], c["width"], c["rel"], fmt_p(rr["estimate"], 4)])
         if t.rows:
             tables.append(t)
+    if res.get("slow_tails"):
+        tables.append(_slow_table(res["slow_tails"]))
     return tables
 
 
@@ -321,6 +351,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     iso.add_argument("--shared", dest="fresh", action="store_false",
                      help="one child process for all measurements (default with --quick)")
     parser.add_argument("--no-growth", action="store_true", help="skip the growth tables")
+    parser.add_argument("--no-slow-tails", action="store_true", help="skip the slowest-tails table (full runs)")
     args = parser.parse_args(None if argv is None else list(argv))
     fresh = (not args.quick) if args.fresh is None else args.fresh
     cmd = "python -m benchmarks" + ("" if argv is None and len(sys.argv) <= 1 else " " + " ".join(
@@ -338,6 +369,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.no_growth:
             res["growth_n"] = _run_growth(runner, C.growth_n(args.quick), args.backend, "growth N")
             res["growth_l"] = _run_growth(runner, C.growth_l(args.quick), args.backend, "growth L")
+        if not (args.quick or args.no_slow_tails):
+            res["slow_tails"] = _run_slow_tails(runner, args.backend)
     res["seconds"] = time.perf_counter() - start
     from .report import engine_fingerprint
 
@@ -358,6 +391,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     failed = [i["case"]["key"] for i in res["cases"] if "error" in i["exact"]]
     failed += [f"{r['n']}/{r['bits']}" for lbl in ("growth_n", "growth_l") for r in res.get(lbl, [])
                if "run" in r and "error" in r["run"]]
+    failed += [r["case"]["key"] for r in res.get("slow_tails", []) if "error" in r["run"]]
     if failed:
         _err(f"engine errors in: {', '.join(failed)}")
         return 1

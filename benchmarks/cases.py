@@ -68,6 +68,36 @@ QUICK_CASES = [
          eta=1e-2, q_tol=1e-3, baselines=False),
 ]
 
+SLOW_TAIL_SECONDS = 5.0
+"""Issue 22's target: no single tail query slower than this."""
+
+
+@dataclass(frozen=True)
+class SlowTail:
+    """One of the slowest tail queries seen (issue 22 item 2), with the time it took before."""
+
+    key: str
+    n: int
+    bits: int
+    q: float
+    eps: float
+    scope: str = "homogeneous"
+    before: str = ""
+
+
+SLOW_TAILS = [
+    SlowTail("s1", 1015, 64, 0.00011538319791488426, 573.3740871993125,
+             before="83 s in the issue-21 sweep; > 300 s here (killed), [0, 1]-wide once the atom ties t"),
+    SlowTail("s2", 10**9, 128, 1e-4, 600.0, "forward", before="168 s and [0, 1] (issue 22)"),
+    SlowTail("s3", 10**5, 2, 0.03, 0.5, before="5.1 s, 1.1e6 Fourier terms"),
+    SlowTail("s4", 10**5, 2, 0.03, 1.0, before="6.9 s, 2.1e6 Fourier terms, lower end 0"),
+    SlowTail("s5", 10**5, 3, 0.03, 2.0, before="17.6 s, 4.5e6 Fourier terms"),
+    SlowTail("s6", 10**6, 2, 0.01, 1.0),
+    SlowTail("s7", 10**6, 3, 0.01, 1.0),
+    SlowTail("s8", 10**6, 2, 0.003, 0.5),
+]
+"""Near-lattice sums (small q, L = 2–3) and huge atoms: the slowest tails of the suite and the sweep."""
+
 GROWTH_EPS = 2.0
 
 
@@ -88,11 +118,13 @@ def growth_l(quick: bool) -> list[tuple[int, int]]:
 # Tasks (run in children; return plain JSON-ready dicts)
 
 
-def exact_tail(n: int, bits: int, q: float, eps: float, backend: str, rel_width: float = 1e-3) -> dict[str, Any]:
+def exact_tail(
+    n: int, bits: int, q: float, eps: float, backend: str, rel_width: float = 1e-3, scope: str = "forward"
+) -> dict[str, Any]:
     """:func:`gpu_rs.tail` as a dict."""
     import gpu_rs
 
-    return gpu_rs.tail(n, bits, q, eps, scope="forward", rel_width=rel_width, backend=backend).to_dict()
+    return gpu_rs.tail(n, bits, q, eps, scope=scope, rel_width=rel_width, backend=backend).to_dict()
 
 
 def calibration(n: int, bits: int, eps: float, eta: float, backend: str, q_tol: float = 1e-6) -> dict[str, Any]:

@@ -20,6 +20,8 @@ STRICT = False
 """When true (the test suite sets it), a budget that misses the width by more than
 rounding raises instead of being settled: it would mean a combination rule is wrong."""
 SETTLE_TOLERANCE = 1e-9
+EXACT_WIDTH = 1e-9
+"""Widest interval still called ``"exact"``: wider ones come from more than round-off."""
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,13 @@ class Bounds:
         *,
         shrunk: bool = False,
     ) -> Bounds:
-        """An interval whose budget is settled against its width (see :func:`settle`)."""
+        """An interval whose budget is settled against its width (see :func:`settle`).
+
+        A method named ``"exact"`` whose interval has grown beyond round-off (for instance
+        by an uncertain split-off mass) is renamed ``"crossing"``: "exact" is never a bracket.
+        """
+        if method == "exact" and upper - lower > EXACT_WIDTH:
+            method = "crossing"
         return cls(lower, upper, settle(lower, upper, budget, shrunk=shrunk), method, terms, memory)
 
     @classmethod

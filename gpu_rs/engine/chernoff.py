@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from scipy.optimize import brentq
 
-from gpu_rs.common.floats import FLOOR, TINY
+from gpu_rs.common.floats import EXP_LIMIT, FLOOR, TINY
 from gpu_rs.engine.laws import SumLaw
 
 SEARCH_START = -60.0
@@ -31,7 +31,7 @@ def _root(law: SumLaw, f: Callable[[float], float]) -> float | None:
     hi = lo + 4.0
     while f(hi) < 0:
         hi += 4.0
-        if hi - lo > SEARCH_RANGE:
+        if hi - lo > SEARCH_RANGE or hi > EXP_LIMIT:  # no root, or θ = e^hi beyond float64
             return None
     for _ in range(50):
         if f(lo) <= 0:
@@ -97,7 +97,7 @@ def _tail_at(law: SumLaw, x: float, sign: float) -> float:
 
     root = _root(law, g)
     if root is None:
-        root = -math.log(max(law.max - law.min, FLOOR)) + SEARCH_START + SEARCH_RANGE
+        root = min(-math.log(max(law.max - law.min, FLOOR)) + SEARCH_START + SEARCH_RANGE, EXP_LIMIT)
     theta = sign * math.exp(root)
     # Never 0: a bound that underflows still stands for a positive probability.
     return min(1.0, max(TINY, math.exp(min(0.0, law.log_mgf(theta) - theta * x) + law.slack)))

@@ -12,6 +12,8 @@ lattice        :mod:`gpu_rs.engine.lattice`       the sum is an integer count (o
 enumeration    :mod:`gpu_rs.engine.enumeration`   at most 10^6 count vectors: exact finite sum
 conditioned    :mod:`gpu_rs.engine.conditioning`  rare heavy atoms widen the window; one window on a
                                            small budget fell short
+nearlattice    :mod:`gpu_rs.engine.nearlattice`   at most 5 atoms in the bulk: condition on the large
+                                                  atoms' counts, the first atom's count is binomial
 fourier        :mod:`gpu_rs.engine.fourier`       always: characteristic function and Vaaler's
                                            majorants in a Chernoff window
 =============  ==========================  ===================================================
@@ -22,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gpu_rs.engine import chernoff, enumeration, fourier, lattice
+from gpu_rs.engine import chernoff, enumeration, fourier, lattice, nearlattice
 from gpu_rs.engine.bounds import Bounds, ErrorBudget
 from gpu_rs.engine.conditioning import mixture, split_heavy
 from gpu_rs.engine.laws import Cut, SumLaw
@@ -85,10 +87,11 @@ METHODS: tuple[tuple[str, Method], ...] = (
     ("lattice", lattice.bound),
     ("enumeration", enumeration.bound),
     ("conditioned", conditioned),
+    ("nearlattice", nearlattice.bound),
     ("fourier", fourier.bound),
 )
-LIGHT = tuple((name, m) for name, m in METHODS if name != "conditioned")
-"""The table for the branches of a split: they have no heavy atoms left."""
+LIGHT = tuple((name, m) for name, m in METHODS if name not in ("conditioned", "nearlattice"))
+"""The table for the branches of a split: they have no heavy atoms left (and many of them are solved)."""
 
 
 def solve(

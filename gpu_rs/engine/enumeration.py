@@ -41,7 +41,7 @@ def _counts(m: int, parts: int) -> np.ndarray:
     return np.diff(edges, axis=1) - 1
 
 
-def _outcomes(law: Law, m: int) -> tuple[np.ndarray, np.ndarray, float]:
+def outcomes(law: Law, m: int) -> tuple[np.ndarray, np.ndarray, float]:
     """Sum and log-probability of every count vector of ``m`` copies of ``law``, and their error scale."""
     counts = _counts(m, law.size)
     log_p = np.where(law.probs > 0, np.log(np.where(law.probs > 0, law.probs, 1.0)), law.log_probs)
@@ -64,10 +64,10 @@ def bound(law: SumLaw, cut: Cut, target: float, max_terms: int, xp: Any) -> Boun
     if vectors > MAX_VECTORS:
         return None
     order = sorted(law.parts, key=lambda pc: -math.comb(pc[1] + pc[0].size - 1, pc[0].size - 1))
-    base, log_base, rel = _outcomes(*order[0])
+    base, log_base, rel = outcomes(*order[0])
     rest_values, rest_logs = np.zeros(1), np.zeros(1)
     for part, m in order[1:]:
-        v, lp, r = _outcomes(part, m)
+        v, lp, r = outcomes(part, m)
         rest_values = (rest_values[:, None] + v[None, :]).ravel()
         rest_logs = (rest_logs[:, None] + lp[None, :]).ravel()
         rel += r

@@ -16,7 +16,7 @@ from fractions import Fraction
 import numpy as np
 from scipy.special import logsumexp
 
-from gpu_rs.common.floats import UNIT, split_exact
+from gpu_rs.common.floats import EXP_LIMIT, TINY, UNIT, split_exact
 
 
 @dataclass(frozen=True)
@@ -93,18 +93,24 @@ def log_mass(log_probs: np.ndarray, probs: np.ndarray, rel: np.ndarray, keep: np
     """``(log of the kept mass, bound on its absolute error)`` for float probabilities.
 
     Where the removed mass ``b`` is small the log is ``log1p(−b)`` (no cancellation:
-    ``d log(1 − b) = db / (1 − b)``); otherwise a log-sum of the kept terms.
+    ``d log(1 − b) = db / (1 − b)``); otherwise a log-sum of the kept terms. Each float
+    probability errs by ``rel · p`` plus ``2 TINY`` absolute: one that underflowed (to 0, with
+    an infinite relative error) is below that.
     """
     if not keep.any():
         return -math.inf, 0.0
-    removed = float(probs[~keep].sum()) if (~keep).any() else 0.0
-    if removed == 0.0:
+    gone = ~keep
+    if not gone.any():
         return 0.0, 0.0
+    with np.errstate(invalid="ignore"):
+        abs_err = np.where(probs > 0.0, probs * rel, 0.0) + 2.0 * TINY
+    removed = float(probs[gone].sum())
+    removed_err = float(abs_err[gone].sum()) + 4.0 * UNIT * removed
     if removed < 0.5:
-        err = 2.0 * (float(rel[~keep].max()) + 4.0 * UNIT) * removed / (1.0 - removed) + 2.0 * UNIT
-        return math.log1p(-removed), err
+        return math.log1p(-removed), 2.0 * removed_err / (1.0 - removed - removed_err) + 2.0 * UNIT
     log_a = float(logsumexp(log_probs[keep]))
-    return log_a, 2.0 * float(rel[keep].max()) + 16.0 * UNIT * (1.0 + abs(log_a))
+    kept_rel = math.exp(min(EXP_LIMIT, math.log(float(abs_err[keep].sum())) - log_a))
+    return log_a, 2.0 * kept_rel + 16.0 * UNIT * (1.0 + abs(log_a))
 
 
 def restricted(

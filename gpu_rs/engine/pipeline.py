@@ -70,11 +70,12 @@ def tail_bounds(query: Query, plan: Plan, xp: Any) -> Bounds:
     """Certified bounds on ``query``'s probability (see the module docstring for the stages)."""
     cross = crossing.split(query)
     if cross.law is None:
-        return Bounds.point(1.0 if query.upper else 0.0)
+        # Every record crosses: the tail is 1 (upper) or 0 (lower), up to the set-aside atoms.
+        return cross.combine(Bounds.point(0.0 if query.upper else 1.0, "crossing"))
     k_lo, k_hi = cross.keep
     if math.log(k_hi) < -EXP_LIMIT:
         # P[A] is below 1e-304: bracket the answer without solving for Y.
-        return cross.combine(Bounds.make(0.0, 1.0, ErrorBudget(truncation=1.0), "exact"))
+        return cross.combine(Bounds.make(0.0, 1.0, ErrorBudget(truncation=1.0), "crossing"))
     law, cut = cross.law, cross.cut
     if query.upper:
         guess = 1.0 - k_lo + k_hi * chernoff.upper_tail(law, cut.lo)

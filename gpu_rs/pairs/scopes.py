@@ -60,6 +60,7 @@ def forward_query(prob: Problem, inclusive: bool) -> Query:
         True,
         inclusive,
         log_t_error=4.0 * UNIT * (abs(math.log(prob.n)) + prob.eps),
+        exact=(prob.n, prob.eps),
     )
 
 
@@ -74,6 +75,7 @@ def reverse_query(prob: Problem, inclusive: bool) -> Query:
         False,
         inclusive,
         log_t_error=4.0 * UNIT * (abs(math.log(prob.n)) + prob.eps),
+        exact=(prob.n, -prob.eps),
     )
 
 
