@@ -128,6 +128,12 @@ CASES: list[tuple[list[str], str]] = [
     (without(PROF, "--eps") + ["--delta", "0"], "--delta must be a number in [1e-30, 1)"),
     (without(PROF, "--eps") + ["--delta", "1e-300"], "--delta must be a number in [1e-30, 1)"),
     (PROF + ["--rel-width", "1e-12"], "--rel-width must be a number in [1e-09, 1)"),
+    # table (its lists use the same checks)
+    (["table", "--n", "100,0", "--bits", "2", "--eps", "1", "--eta", "1e-3", "--out", "t.csv"], "--n must be an integer"),
+    (["table", "--n", "100", "--bits", "2", "--eps", "1,-1", "--eta", "1e-3", "--out", "t.csv"], "--eps must be a number"),
+    (["table", "--n", "100", "--bits", "2", "--eps", "1", "--eta", "1e-300", "--out", "t.csv"], "--eta must be a number"),
+    (["table", "--n", "100", "--bits", "2", "--eps", "1", "--eta", "1e-3", "--out", "t.txt"], "--out must be a writable"),
+    (["table", "--n", "100", "--bits", "2", "--eps", "1", "--eta", "1e-3", "--out", "."], "--out must be a writable"),
     # the program and doctor
     ([], "the following arguments are required"),
     (["solve"], "invalid choice: 'solve'"),
