@@ -12,12 +12,12 @@ from typing import Any
 
 from gpu_rs.cli.arguments import (
     add_common,
+    add_rel_width,
     add_run_options,
     add_scope,
-    add_rel_width,
     add_target,
-    short,
     given,
+    short,
 )
 from gpu_rs.cli.output import EXIT_OK
 from gpu_rs.cli.progress import Progress
