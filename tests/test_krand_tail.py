@@ -117,7 +117,7 @@ def test_profile_refuses_k_and_cli_does_not_ignore_it():
         timeout=120,
     )
     assert out.returncode == 2
-    assert out.stderr.strip().startswith("gpu-rs: error: k must be 1 for privacy_profile")
+    assert out.stderr.strip().startswith("gpu-rs: error: --k must be 1 for gpu-rs profile")
 
 
 def test_moments_and_three_sigma_take_k():

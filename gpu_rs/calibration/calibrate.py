@@ -9,8 +9,18 @@ from typing import Any
 from gpu_rs.calibration.profile_target import calibrate_delta
 from gpu_rs.calibration.results import Calibration, ProfileCalibration
 from gpu_rs.calibration.search import Queries, smallest_q
+from gpu_rs.common.limits import MIN_TARGET
 from gpu_rs.common.provenance import provenance
-from gpu_rs.common.validation import Problem, check_k, check_k_scope, check_open, check_scope, resolve_eps
+from gpu_rs.common.validation import (
+    Problem,
+    check_k,
+    check_k_scope,
+    check_q_tol,
+    check_rel_width,
+    check_scope,
+    check_target,
+    resolve_eps,
+)
 from gpu_rs.quantities.closed_forms import local_dp_q, precision_sigma, three_sigma_q
 from gpu_rs.quantities.results import TailBound
 from gpu_rs.quantities.tail import tail
@@ -40,10 +50,10 @@ def calibrate(
     eps : float, optional
         Privacy level; give this or ``ratio = e^eps``.
     eta : float
-        Probability cut-off, ``0 < eta < 1``, for sufficient DP ``P[R > e^eps] <= eta``.
+        Probability cut-off, ``1e-30 <= eta < 1``, for sufficient DP ``P[R > e^eps] <= eta``.
     delta : float, optional
         Instead of ``eta``: calibrate (ε, δ)-DP, the smallest ``q`` whose certified
-        ``δ(ε)`` (:func:`gpu_rs.privacy_profile`) is ``<= delta``, ``0 < delta < 1``;
+        ``δ(ε)`` (:func:`gpu_rs.privacy_profile`) is ``<= delta``, ``1e-30 <= delta < 1``;
         returns a :class:`~gpu_rs.calibration.profile_target.ProfileCalibration`.
     scope : {"homogeneous", "forward", "all"}
         The pairs the calibrated ``q`` must protect (see :func:`gpu_rs.tail`).
@@ -54,9 +64,9 @@ def calibrate(
         comparison ``ε/k`` per report, and every ``sigma_*`` is ``√(qpN/k)/(p − q)``.
         ``scope="all"`` and ``delta`` are refused for ``k > 1``.
     q_tol : float
-        Bisection tolerance on ``q``, ``0 < q_tol < 0.01``.
+        Bisection tolerance on ``q``, ``1e-12 <= q_tol < 0.01``.
     rel_width : float
-        Relative width asked of every tail query.
+        Relative width asked of every tail query, ``1e-9 <= rel_width < 1``.
     backend : {"auto", "numpy", "cupy"}
         Array backend.
     progress : callable, optional
@@ -89,14 +99,17 @@ def calibrate(
     scope = check_scope(scope)
     k = check_k(k)
     check_k_scope(k, scope)
+    if (eta is None) == (delta is None):
+        raise ValueError(
+            f"give exactly one of eta (sufficient DP) or delta ((eps, delta)-DP), each a number in "
+            f"[{MIN_TARGET:g}, 1): got eta={eta!r}, delta={delta!r}"
+        )
+    q_tol = check_q_tol(q_tol)
+    rel_width = check_rel_width(rel_width)
     if delta is not None:
-        if eta is not None:
-            raise ValueError("give exactly one of eta (sufficient DP) or delta ((eps, delta)-DP)")
         if k > 1:
             raise ValueError(f"delta calibration supports k=1 only: got k={k} (privacy_profile has no k > 1); use eta")
-        delta = check_open("delta", delta, 0.0, 1.0)
-        q_tol = check_open("q_tol", q_tol, 0.0, 0.01)
-        rel_width = check_open("rel_width", rel_width, 0.0, 1.0)
+        delta = check_target("delta", delta)
         return calibrate_delta(
             n,
             bits,
@@ -109,10 +122,7 @@ def calibrate(
             progress=progress,
             arguments=arguments,
         )
-    if eta is None:
-        raise ValueError("eta must be a number in (0, 1): got None")
-    eta = check_open("eta", eta, 0.0, 1.0)
-    q_tol = check_open("q_tol", q_tol, 0.0, 0.01)
+    eta = check_target("eta", eta)
 
     def compute(q: float, width: float) -> tuple[TailBound, float]:
         # Only "upper <= eta?" matters: tails far below eta need no finer width than this.

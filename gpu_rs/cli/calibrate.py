@@ -9,10 +9,12 @@ from typing import Any
 
 from gpu_rs.cli.arguments import (
     add_common,
+    add_q_tol,
+    add_rel_width,
     add_run_options,
     add_scope,
+    add_target,
     eps_kwargs,
-    float_type,
     given,
     scope_for_k,
 )
@@ -31,19 +33,10 @@ def register(sub: Any) -> None:
     )
     add_common(p, q=False, eps_required=True)
     target = p.add_mutually_exclusive_group(required=True)
-    target.add_argument(
-        "--eta", type=float_type("in (0, 1)"), metavar="ETA", help="target tail probability, 0 < ETA < 1"
-    )
-    target.add_argument(
-        "--delta",
-        type=float_type("in (0, 1)"),
-        metavar="DELTA",
-        help="calibrate (eps, delta)-DP instead: certified delta(eps) <= DELTA, 0 < DELTA < 1",
-    )
-    p.add_argument("--q-tol", type=float_type("> 0"), metavar="TOL", help="bisection tolerance on q (API default 1e-6)")
-    p.add_argument(
-        "--rel-width", type=float_type("> 0"), metavar="W", help="relative width of each tail bound (API default 1e-3)"
-    )
+    add_target(target, "--eta", "target tail probability")
+    add_target(target, "--delta", "calibrate (eps, delta)-DP instead: certified delta(eps) <= DELTA")
+    add_q_tol(p)
+    add_rel_width(p, "relative width of each tail bound")
     add_scope(p)
     add_run_options(p, json_help="print one JSON object (Calibration.to_dict()) on stdout")
     p.set_defaults(handler=run)

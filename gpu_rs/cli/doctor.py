@@ -7,6 +7,7 @@ machine, it just runs the NumPy backend.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import platform
@@ -60,63 +61,94 @@ def _devices(cupy: Any) -> list[str]:
     return lines
 
 
-def _parity(out: IO[str]) -> bool:
-    """Run the parity case on NumPy and CuPy; True when the intervals overlap."""
+def _parity() -> dict[str, Any]:
+    """Run the parity case on NumPy and CuPy: their intervals, and whether they overlap."""
     import gpu_rs
 
-    case = ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in PARITY_CASE.items())
-    print(f"parity check: tail({case})", file=out)
+    found: dict[str, Any] = {"case": dict(PARITY_CASE), "ok": False}
     bounds = {}
     for backend in ("numpy", "cupy"):
         try:
             b = gpu_rs.tail(**PARITY_CASE, backend=backend)
         except Exception as err:
-            print(f"  {backend:5s}  FAILED ({type(err).__name__}: {err})", file=out)
-            return False
+            found[backend] = {"error": f"{type(err).__name__}: {err}"}
+            return found
         bounds[backend] = b
-        print(f"  {backend:5s}  [{b.lower:.6e}, {b.upper:.6e}]  {b.seconds:.3g} s", file=out)
-    lo = max(b.lower for b in bounds.values())
-    hi = min(b.upper for b in bounds.values())
-    ok = lo <= hi
-    print(f"  intervals {'overlap' if ok else 'DO NOT overlap'}: {'OK' if ok else 'FAILED'}", file=out)
-    return ok
+        found[backend] = {"lower": b.lower, "upper": b.upper, "seconds": b.seconds}
+    found["ok"] = max(b.lower for b in bounds.values()) <= min(b.upper for b in bounds.values())
+    return found
 
 
-def run_doctor(out: IO[str]) -> int:
-    """Write a report on ``out``; return 0 when all is well, 1 when something failed.
+def diagnose() -> dict[str, Any]:
+    """What this machine offers, as one JSON-ready dict; ``ok`` is False when something failed.
 
     No GPU is not a failure. A failure is a package that cannot resolve its
     backend, or a GPU whose tail interval does not overlap NumPy's.
     """
-    print(f"gpu-rs   {package_version('gpu-rs')}", file=out)
-    print(f"python   {platform.python_version()} ({sys.executable})", file=out)
-    print(f"numpy    {_import_status('numpy')}", file=out)
-    print(f"scipy    {_import_status('scipy')}", file=out)
     cupy, status = _cupy_status()
-    print(f"cupy     {status}", file=out)
-    if cupy is None:
-        print("GPU      no GPU found: the NumPy backend will be used, which is fine", file=out)
-    else:
-        for line in _devices(cupy):
-            print(f"GPU      {line}", file=out)
-    override = os.environ.get("GPU_RS_BACKEND")
-    print(f"GPU_RS_BACKEND  {override if override else '(not set)'}", file=out)
-
+    report: dict[str, Any] = {
+        "gpu_rs": package_version("gpu-rs"),
+        "python": f"{platform.python_version()} ({sys.executable})",
+        "numpy": _import_status("numpy"),
+        "scipy": _import_status("scipy"),
+        "cupy": status,
+        "gpus": [] if cupy is None else _devices(cupy),
+        "GPU_RS_BACKEND": os.environ.get("GPU_RS_BACKEND") or None,
+    }
     try:
         from gpu_rs.common.backend import available_backends, resolve_backend
 
-        backends = available_backends()
-        auto = resolve_backend("auto")
+        report["backends"] = available_backends()
+        report["auto"] = resolve_backend("auto")
     except Exception as err:
-        print(f"backend  FAILED to resolve 'auto' ({type(err).__name__}: {err})", file=out)
-        return 1
-    print(f"backends available: {', '.join(backends)}", file=out)
-    print(f"backend 'auto' resolves to: {auto}", file=out)
+        report["backend_error"] = f"{type(err).__name__}: {err}"
+        report["ok"] = False
+        return report
+    report["parity"] = None if cupy is None else _parity()
+    report["ok"] = report["parity"] is None or bool(report["parity"]["ok"])
+    return report
 
-    if cupy is None:
+
+def render(report: dict[str, Any], out: IO[str]) -> None:
+    """Write ``report`` (from :func:`diagnose`) as text lines."""
+    for name in ("gpu_rs", "python", "numpy", "scipy", "cupy"):
+        print(f"{name.replace('_', '-'):8s} {report[name]}", file=out)
+    if not report["gpus"]:
+        print("GPU      no GPU found: the NumPy backend will be used, which is fine", file=out)
+    for line in report["gpus"]:
+        print(f"GPU      {line}", file=out)
+    print(f"GPU_RS_BACKEND  {report['GPU_RS_BACKEND'] or '(not set)'}", file=out)
+    if "backend_error" in report:
+        print(f"backend  FAILED to resolve 'auto' ({report['backend_error']})", file=out)
+        return
+    print(f"backends available: {', '.join(report['backends'])}", file=out)
+    print(f"backend 'auto' resolves to: {report['auto']}", file=out)
+    parity = report["parity"]
+    if parity is None:
         print("parity check: skipped (no GPU)", file=out)
-        return 0
-    return 0 if _parity(out) else 1
+        return
+    case = ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in parity["case"].items())
+    print(f"parity check: tail({case})", file=out)
+    for backend in ("numpy", "cupy"):
+        got = parity.get(backend)
+        if got is None:
+            continue
+        if "error" in got:
+            print(f"  {backend:5s}  FAILED ({got['error']})", file=out)
+        else:
+            print(f"  {backend:5s}  [{got['lower']:.6e}, {got['upper']:.6e}]  {got['seconds']:.3g} s", file=out)
+    ok = parity["ok"]
+    print(f"  intervals {'overlap' if ok else 'DO NOT overlap'}: {'OK' if ok else 'FAILED'}", file=out)
+
+
+def run_doctor(out: IO[str], as_json: bool = False) -> int:
+    """Write the report on ``out`` (one JSON object when ``as_json``); 0 when all is well, 1 when not."""
+    report = diagnose()
+    if as_json:
+        print(json.dumps(report), file=out)
+    else:
+        render(report, out)
+    return 0 if report["ok"] else 1
 
 
 def register(sub: Any) -> None:
@@ -127,9 +159,10 @@ def register(sub: Any) -> None:
         description="Report versions and backends; where a GPU exists, check "
         "that CuPy and NumPy give overlapping tail intervals.",
     )
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout instead of text")
     p.set_defaults(handler=run)
 
 
 def run(args: Any) -> int:
     """Run ``gpu-rs doctor`` on stdout."""
-    return run_doctor(sys.stdout)
+    return run_doctor(sys.stdout, as_json=args.json)

@@ -8,9 +8,11 @@ import math
 from typing import Any
 
 from gpu_rs.cli.arguments import (
+    PLOT_SUFFIXES,
     add_common,
     add_run_options,
-    out_path,
+    out_file,
+    short,
 )
 from gpu_rs.cli.output import EXIT_OK, print_json
 from gpu_rs.cli.progress import Progress
@@ -24,9 +26,17 @@ def register(sub: Any) -> None:
         description="The bucketed pmf of R = X/N: summary, and optionally a CSV file and a plot.",
     )
     add_common(p, q=True, eps_required=False)
-    p.add_argument("--csv", type=out_path, metavar="FILE", help="write value,prob rows to FILE")
     p.add_argument(
-        "--plot", type=out_path, metavar="FILE.png", help="plot the pmf to FILE.png (needs matplotlib: gpu-rs[plot])"
+        "--csv",
+        type=out_file("--csv"),
+        metavar="FILE",
+        help="write the distribution to FILE as CSV, one row per bucket; its header row names the columns",
+    )
+    p.add_argument(
+        "--plot",
+        type=out_file("--plot", PLOT_SUFFIXES),
+        metavar="FILE.png",
+        help=f"plot the pmf to FILE, one of {', '.join(PLOT_SUFFIXES)} (needs matplotlib: gpu-rs[plot])",
     )
     add_run_options(p, json_help="print one JSON object (RatioDistribution.to_dict()) on stdout")
     p.set_defaults(handler=run)
@@ -49,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(d)
         return EXIT_OK
-    print(f"R = X/N  n={d.n}, bits={d.bits}, q={d.q:.6g}")
+    print(f"R = X/N  n={d.n}, bits={d.bits}, q={short(d.q)}")
     print(f"  mean        {d.mean:.8g}  (closed form)")
     print(f"  variance    {d.var:.8g}  (closed form)")
     print(f"  buckets     {len(d.values)} from {float(d.values[0]):.6g}, width {d.step:.3g}")

@@ -12,14 +12,15 @@ from typing import Any
 
 from gpu_rs.cli.arguments import (
     add_common,
+    add_rel_width,
     add_run_options,
     add_scope,
-    float_type,
+    add_target,
     given,
+    short,
 )
 from gpu_rs.cli.output import EXIT_OK
 from gpu_rs.cli.progress import Progress
-from gpu_rs.common.validation import resolve_eps
 
 MAX_GRID = 10_000
 """Most values of ``eps`` in one ``--eps-grid``."""
@@ -66,6 +67,13 @@ def output_file(suffix: str | None) -> Any:
     return parse
 
 
+PROFILE_K = (
+    "the profile's delta integrates the law of R_k, for which only tail bounds are certified "
+    "(use 'gpu-rs tail --k' or 'gpu-rs calibrate --eta ... --k')"
+)
+"""Why ``--k`` must be 1 here (the API's ``privacy_profile`` refuses ``k > 1`` for the same reason)."""
+
+
 def register(sub: Any) -> None:
     """Add ``gpu-rs profile`` to the subcommands."""
     p = sub.add_parser(
@@ -75,16 +83,14 @@ def register(sub: Any) -> None:
         "--eps-grid, or eps(delta), the smallest eps with delta(eps) <= DELTA, with --delta.",
     )
     add_common(p, q=True, eps_required=False)
-    p.add_argument("--delta", type=float_type("in (0, 1)"), metavar="DELTA", help="give eps(DELTA), 0 < DELTA < 1")
+    add_target(p, "--delta", "give eps(DELTA)")
     p.add_argument(
         "--eps-grid",
         type=eps_grid,
         metavar="A:B:K",
         help="delta(eps) at K values of eps from A to B (or a list: 0.5,1,2), from one set of transforms",
     )
-    p.add_argument(
-        "--rel-width", type=float_type("> 0"), metavar="W", help="target width of delta, relative (API default 1e-3)"
-    )
+    add_rel_width(p, "target width of delta, relative")
     p.add_argument(
         "--csv", type=output_file(None), metavar="FILE", help="write eps,lower,upper and each order's bounds to FILE"
     )
@@ -101,6 +107,8 @@ def register(sub: Any) -> None:
 
 
 def _grid(args: argparse.Namespace) -> list[float] | None:
+    from gpu_rs.common.validation import resolve_eps
+
     given_eps = args.eps is not None or args.ratio is not None
     if sum((given_eps, args.delta is not None, args.eps_grid is not None)) != 1:
         raise ValueError("give exactly one of --eps/--ratio (for delta(eps)), --eps-grid, or --delta (for eps(delta))")
@@ -112,10 +120,10 @@ def _grid(args: argparse.Namespace) -> list[float] | None:
 def run(args: argparse.Namespace) -> int:
     import gpu_rs
     from gpu_rs.common.serialize import plain
-    from gpu_rs.common.validation import check_k
+    from gpu_rs.common.validation import check_k_one
 
     grid = _grid(args)
-    check_k(args.k)
+    check_k_one(args.k, "gpu-rs profile", PROFILE_K, name="--k")
     if args.plot is not None and importlib.util.find_spec("matplotlib") is None:
         raise ValueError("--plot needs matplotlib: pip install 'gpu-rs[plot]'")
     if args.plot is not None and grid is None:
@@ -151,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
             out.update((rows[0] if rows else found).to_dict())
         print(json.dumps(plain(out), allow_nan=False))
         return EXIT_OK
-    print(f"privacy profile  n={prof.n}, bits={prof.bits}, q={prof.q:.6g}")
+    print(f"privacy profile  n={prof.n}, bits={prof.bits}, q={short(prof.q)}")
     if grid is not None and len(rows) == 1:
         d = rows[0]
         print(f"  delta({d.eps:.6g})  in [{d.lower:.6e}, {d.upper:.6e}]{'' if d.met else '  NOT MET'}")

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from gpu_rs.cli.arguments import float_type, int_type, out_path
+from gpu_rs.cli.arguments import checked, integer, named, out_file, target_check
 from gpu_rs.cli.output import EXIT_FAILURE, EXIT_OK, PROG, one_line
 from gpu_rs.cli.progress import isatty
 from gpu_rs.common.limits import BACKEND_NAMES, MAX_BITS, MAX_K, MAX_N, SCOPES
@@ -41,27 +41,74 @@ def register(sub: Any) -> None:
         "appending each row to --out as it finishes; a rerun computes only the missing rows. "
         "Rows whose setting is invalid or whose target no q meets are written with their error.",
     )
-    p.add_argument("--n", type=listed(int_type(1, MAX_N)), required=True, metavar="N,...", help="numbers of users")
-    p.add_argument("--bits", type=listed(int_type(1, MAX_BITS)), required=True, metavar="L,...", help="bits per report")
+    p.add_argument(
+        "--n",
+        type=listed(checked("--n", integer(1, MAX_N), integer=True)),
+        required=True,
+        metavar="N,...",
+        help="numbers of users",
+    )
+    p.add_argument(
+        "--bits",
+        type=listed(checked("--bits", integer(1, MAX_BITS), integer=True)),
+        required=True,
+        metavar="L,...",
+        help="bits per report",
+    )
     eps = p.add_mutually_exclusive_group(required=True)
-    eps.add_argument("--eps", type=listed(float_type("> 0")), metavar="EPS,...", help="privacy levels")
-    eps.add_argument("--ratio", type=listed(float_type("> 1")), metavar="LAMBDA,...", help="thresholds e^EPS")
+    eps.add_argument(
+        "--eps", type=listed(checked("--eps", named("check_eps"))), metavar="EPS,...", help="privacy levels"
+    )
+    eps.add_argument(
+        "--ratio", type=listed(checked("--ratio", named("check_ratio"))), metavar="LAMBDA,...", help="thresholds e^EPS"
+    )
     target = p.add_mutually_exclusive_group(required=True)
-    target.add_argument("--eta", type=listed(float_type("in (0, 1)")), metavar="ETA,...", help="tail targets")
-    target.add_argument("--delta", type=listed(float_type("in (0, 1)")), metavar="DELTA,...", help="delta targets")
-    p.add_argument("--k", type=listed(int_type(1, MAX_K)), default=[1], metavar="K,...", help="reports per user")
+    target.add_argument("--eta", type=listed(checked("--eta", target_check())), metavar="ETA,...", help="tail targets")
+    target.add_argument(
+        "--delta", type=listed(checked("--delta", target_check())), metavar="DELTA,...", help="delta targets"
+    )
+    p.add_argument(
+        "--k",
+        type=listed(checked("--k", integer(1, MAX_K), integer=True)),
+        default=[1],
+        metavar="K,...",
+        help="reports per user",
+    )
     p.add_argument(
         "--scope", type=scopes, default=["homogeneous"], metavar="SCOPE,...", help=f"among {', '.join(SCOPES)}"
     )
-    p.add_argument("--out", type=out_path, required=True, metavar="FILE", help="rows file: .csv, or .jsonl/.json")
-    p.add_argument("--markdown", type=out_path, metavar="FILE", help="also write the whole table as Markdown")
+    p.add_argument(
+        "--out",
+        type=out_file("--out", (".csv", ".jsonl", ".json")),
+        required=True,
+        metavar="FILE",
+        help="rows file: .csv, or .jsonl/.json",
+    )
+    p.add_argument(
+        "--markdown", type=out_file("--markdown"), metavar="FILE", help="also write the whole table as Markdown"
+    )
     parallel = p.add_mutually_exclusive_group()
     parallel.add_argument(
-        "--workers", type=int_type(1, 4096), metavar="W", help="local worker processes (default: the number of cores)"
+        "--workers",
+        type=checked("--workers", integer(1, 4096), integer=True),
+        metavar="W",
+        help="local worker processes (default: the number of cores)",
     )
     parallel.add_argument("--scheduler", metavar="ADDRESS", help="run the rows on a Dask scheduler (extra 'dask')")
-    p.add_argument("--q-tol", type=float_type("> 0"), default=1e-6, metavar="TOL", help="tolerance on q (1e-6)")
-    p.add_argument("--rel-width", type=float_type("> 0"), default=1e-3, metavar="W", help="tail width (1e-3)")
+    p.add_argument(
+        "--q-tol",
+        type=checked("--q-tol", named("check_q_tol")),
+        default=1e-6,
+        metavar="TOL",
+        help="tolerance on q (1e-6)",
+    )
+    p.add_argument(
+        "--rel-width",
+        type=checked("--rel-width", named("check_rel_width")),
+        default=1e-3,
+        metavar="W",
+        help="tail width (1e-3)",
+    )
     p.add_argument("--backend", choices=BACKEND_NAMES, default="auto", help="array backend; default: auto")
     p.add_argument("--quiet", action="store_true", help="no plan or progress on stderr")
     p.set_defaults(handler=run)

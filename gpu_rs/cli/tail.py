@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import argparse
-import math
 from typing import Any
 
 from gpu_rs.cli.arguments import (
     add_common,
+    add_rel_width,
     add_run_options,
     add_scope,
+    between,
+    checked,
     eps_kwargs,
-    float_type,
     given,
     scope_for_k,
+    short,
 )
 from gpu_rs.cli.output import EXIT_OK, op, print_json, warn_unmet
 from gpu_rs.cli.progress import Progress
@@ -28,14 +30,12 @@ def register(sub: Any) -> None:
     )
     add_common(p, q=True, eps_required=True)
     p.add_argument("--inclusive", action="store_true", help="bound P[R >= e^eps] instead")
-    p.add_argument(
-        "--rel-width", type=float_type("> 0"), metavar="W", help="target width relative to the tail (API default 1e-3)"
-    )
+    add_rel_width(p, "target width relative to the tail")
     p.add_argument(
         "--abs-width",
-        type=float_type(">= 0"),
+        type=checked("--abs-width", between(0.0, 1.0, closed=True)),
         metavar="W",
-        help="absolute width that is always good enough (API default 1e-12)",
+        help="absolute width that is always good enough, 0 <= W < 1 (API default 1e-12)",
     )
     add_scope(p)
     add_run_options(p, json_help="print one JSON object (TailBound.to_dict()) on stdout")
@@ -61,12 +61,12 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(b)
         return EXIT_OK
-    rel = b.width / b.estimate if b.estimate > 0 else math.inf
-    print(f"P[R {op(b.inclusive)} {b.ratio:.6g}]  n={b.n}, bits={b.bits}, q={b.q:.6g}, eps={b.eps:.6g}")
+    rel = f"relative {b.width / b.estimate:.3g}" if b.estimate > 0 else "the estimate is 0"
+    print(f"P[R {op(b.inclusive)} {b.ratio:.6g}]  n={b.n}, bits={b.bits}, q={short(b.q)}, eps={b.eps:.6g}")
     print(f"  lower     {b.lower:.6e}")
     print(f"  estimate  {b.estimate:.6e}")
     print(f"  upper     {b.upper:.6e}")
-    print(f"  width     {b.width:.3e} (relative {rel:.3g}; asked {b.rel_width:g}{'' if b.met else ', NOT MET'})")
+    print(f"  width     {b.width:.3e} ({rel}; asked {b.rel_width:g}{'' if b.met else ', NOT MET'})")
     print(f"  {b.method}, backend {b.backend}, {b.grid_points} grid points, {b.seconds:.3g} s")
     print(f"  scope     {b.scope}: {b.guarantee}")
     if b.scope != "forward" or len(b.pairs) > 1:

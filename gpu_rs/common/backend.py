@@ -62,7 +62,8 @@ def resolve_backend(name: str = "auto") -> str:
         names = ", ".join(repr(b) for b in BACKEND_NAMES)
         raise ValueError(f"backend must be one of {names}: got {what}")
     if name == "cupy" and not cupy_available():
-        raise ValueError("backend 'cupy' needs CuPy and a CUDA device; none is usable here")
+        origin = f" (from the environment, {source}; unset it or ask for 'numpy')" if source else ""
+        raise ValueError(f"backend 'cupy'{origin} needs CuPy and a CUDA device; none is usable here")
     return name
 
 

@@ -3,6 +3,14 @@
 from __future__ import annotations
 
 
+class ArgumentTypeError(TypeError, ValueError):
+    """An argument of the wrong type (a string, ``None`` or a bool where a number is expected).
+
+    It is a ``TypeError``, as Python expects of a wrong type, and a ``ValueError``, as gpu_rs
+    promises of every refused input: ``except ValueError`` still catches every refusal.
+    """
+
+
 class MemoryBudgetError(ValueError):
     """The requested work would not fit in memory; raised before anything is allocated."""
 

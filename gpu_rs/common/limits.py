@@ -6,7 +6,7 @@ these names; nothing else writes the numbers.
 
 from __future__ import annotations
 
-from gpu_rs.common.floats import EXP_LIMIT
+from gpu_rs.common.floats import EXP_LIMIT, UNIT
 
 MAX_N = 10**9
 """Largest number of users ``n``."""
@@ -16,6 +16,19 @@ MAX_K = 1000
 """Largest number of randomized reports per user ``k`` (SPEC §1.3)."""
 MAX_EPS = EXP_LIMIT
 """``eps`` (and ``log`` of ``ratio``) must stay below this: ``e^eps`` must not overflow float64."""
+MIN_EPS = 2 * UNIT
+"""Smallest ``eps``: below ``2^-52`` the threshold ``e^eps`` rounds to 1 in float64 (``ratio`` must exceed 1)."""
+MIN_TARGET = 1e-30
+"""Smallest ``eta`` or ``delta`` a calibration or ``epsilon(delta)`` accepts: smaller targets push the
+tails the search must certify towards float64 underflow (``eta = 1e-300`` ran 134 s). A floor, not a
+time bound: near 1e-30 one tail query still takes tens of seconds."""
+MIN_REL_WIDTH = 1e-9
+"""Smallest relative width asked of a tail: finer widths sit at float64 round-off of the engine's sums
+and take minutes for no meaningful digit."""
+MIN_Q_TOL = 1e-12
+"""Smallest bisection tolerance on ``q``; below it the search would split float64 spacings for ever."""
+MAX_Q_TOL = 0.01
+"""Bisection tolerances on ``q`` must stay below this."""
 BACKEND_NAMES = ("auto", "numpy", "cupy")
 """Backends a user may name; ``array_api_strict`` is accepted too, for the test suite."""
 TEST_BACKENDS = ("array_api_strict",)

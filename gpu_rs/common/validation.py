@@ -2,7 +2,9 @@
 
 Each check returns the value in canonical form or raises ``ValueError`` with a
 message that names the argument, shows the value and states the accepted range;
-the CLI prints that message as its one-line error.
+the CLI prints that message as its one-line error. A value of the wrong type
+(a string or ``None`` where a number is expected) raises
+:class:`~gpu_rs.common.errors.ArgumentTypeError`, both a ``TypeError`` and a ``ValueError``.
 """
 
 from __future__ import annotations
@@ -11,40 +13,91 @@ import math
 import numbers
 from dataclasses import dataclass
 
-from gpu_rs.common.limits import BACKEND_NAMES, MAX_BITS, MAX_EPS, MAX_K, MAX_N, SCOPES, TEST_BACKENDS
+from gpu_rs.common.errors import ArgumentTypeError
+from gpu_rs.common.limits import (
+    BACKEND_NAMES,
+    MAX_BITS,
+    MAX_EPS,
+    MAX_K,
+    MAX_N,
+    MAX_Q_TOL,
+    MIN_EPS,
+    MIN_Q_TOL,
+    MIN_REL_WIDTH,
+    MIN_TARGET,
+    SCOPES,
+    TEST_BACKENDS,
+)
+
+
+def _real(name: str, value: object, accepted: str) -> float:
+    """``value`` as a float, or ``ArgumentTypeError`` when it is not a real number (bools are not)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ArgumentTypeError(f"{name} must be a number {accepted}: got {value!r} of type {type(value).__name__}")
+    return float(value)
 
 
 def check_int(name: str, value: object, lo: int, hi: int) -> int:
-    """Return ``value`` as an ``int`` in ``[lo, hi]`` or raise ``ValueError``."""
+    """Return ``value`` as an ``int`` in ``[lo, hi]`` (integral floats such as ``1e7`` too)."""
+    accepted = f"an integer in [{lo}, {hi}]"
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        else:
-            raise ValueError(f"{name} must be an integer in [{lo}, {hi}]: got {value!r}")
+        if not isinstance(value, numbers.Real) or isinstance(value, bool):
+            raise ArgumentTypeError(f"{name} must be {accepted}: got {value!r} of type {type(value).__name__}")
+        if not (math.isfinite(float(value)) and float(value).is_integer()):
+            raise ValueError(f"{name} must be {accepted}: got {value!r}")
+        value = int(float(value))
     value = int(value)
     if not lo <= value <= hi:
-        raise ValueError(f"{name} must be an integer in [{lo}, {hi}]: got {value}")
+        raise ValueError(f"{name} must be {accepted}: got {value}")
     return value
 
 
 def check_open(name: str, value: object, lo: float, hi: float) -> float:
     """Return ``value`` as a finite ``float`` in the open interval ``(lo, hi)``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a number in ({lo:g}, {hi:g}): got {value!r}")
-    value = float(value)
-    if not (math.isfinite(value) and lo < value < hi):
-        raise ValueError(f"{name} must be a number in ({lo:g}, {hi:g}): got {value!r}")
-    return value
+    accepted = f"in ({lo:g}, {hi:g})"
+    x = _real(name, value, accepted)
+    if not (math.isfinite(x) and lo < x < hi):
+        raise ValueError(f"{name} must be a number {accepted}: got {x!r}")
+    return x
 
 
 def check_closed_open(name: str, value: object, lo: float, hi: float) -> float:
     """Return ``value`` as a finite ``float`` in ``[lo, hi)``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a number in [{lo:g}, {hi:g}): got {value!r}")
-    value = float(value)
-    if not (math.isfinite(value) and lo <= value < hi):
-        raise ValueError(f"{name} must be a number in [{lo:g}, {hi:g}): got {value!r}")
-    return value
+    accepted = f"in [{lo:g}, {hi:g})"
+    x = _real(name, value, accepted)
+    if not (math.isfinite(x) and lo <= x < hi):
+        raise ValueError(f"{name} must be a number {accepted}: got {x!r}")
+    return x
+
+
+def check_real(name: str, value: object) -> float:
+    """Return ``value`` as a ``float``: any real number but NaN (``±inf`` allowed)."""
+    x = _real(name, value, "(not NaN)")
+    if math.isnan(x):
+        raise ValueError(f"{name} must be a number (not NaN): got {x!r}")
+    return x
+
+
+def check_bool(name: str, value: object) -> bool:
+    """Return ``value`` if it is ``True`` or ``False`` (NumPy bools too); anything else is refused."""
+    if not isinstance(value, bool) and type(value).__name__ != "bool_":
+        raise ArgumentTypeError(f"{name} must be True or False: got {value!r} of type {type(value).__name__}")
+    return bool(value)
+
+
+def check_rel_width(value: object, name: str = "rel_width") -> float:
+    """A relative width asked of a tail, in ``[MIN_REL_WIDTH, 1)``."""
+    return check_closed_open(name, value, MIN_REL_WIDTH, 1.0)
+
+
+def check_q_tol(value: object, name: str = "q_tol") -> float:
+    """A bisection tolerance on ``q``, in ``[MIN_Q_TOL, MAX_Q_TOL)``."""
+    return check_closed_open(name, value, MIN_Q_TOL, MAX_Q_TOL)
+
+
+def check_target(name: str, value: object) -> float:
+    """A calibration target ``eta`` or ``delta``, in ``[MIN_TARGET, 1)``."""
+    return check_closed_open(name, value, MIN_TARGET, 1.0)
 
 
 def check_backend_name(backend: object) -> str:
@@ -78,13 +131,34 @@ def check_k_scope(k: int, scope: str) -> None:
         )
 
 
+def check_k_one(k: object, what: str, why: str, name: str = "k") -> int:
+    """Check ``k`` and refuse ``k > 1`` where ``what`` is not built for several reports per user."""
+    k = check_int(name, k, 1, MAX_K)
+    if k > 1:
+        raise ValueError(f"{name} must be 1 for {what}: got {k}; {why}")
+    return k
+
+
+def check_eps(eps: object, name: str = "eps") -> float:
+    """``eps`` in ``[MIN_EPS, MAX_EPS)``: ``e^eps`` must exceed 1 and stay finite in float64."""
+    return check_closed_open(name, eps, MIN_EPS, MAX_EPS)
+
+
+def check_ratio(ratio: object, name: str = "ratio") -> float:
+    """``ratio = e^eps`` in ``(1, e^MAX_EPS)``."""
+    return check_open(name, ratio, 1.0, math.exp(MAX_EPS))
+
+
 def resolve_eps(eps: object, ratio: object) -> float:
-    """Return ε from exactly one of ``eps`` in ``(0, 700)`` or ``ratio = e^ε`` in ``(1, e^700)``."""
+    """Return ε from exactly one of ``eps`` in ``[2^-52, 700)`` or ``ratio = e^ε`` in ``(1, e^700)``."""
     if (eps is None) == (ratio is None):
-        raise ValueError("give exactly one of eps (a number in (0, 700)) or ratio (a number in (1, e^700))")
+        raise ValueError(
+            f"give exactly one of eps (a number in [{MIN_EPS:g}, {MAX_EPS:g})) "
+            f"or ratio (a number in (1, e^{MAX_EPS:g}))"
+        )
     if eps is not None:
-        return check_open("eps", eps, 0.0, MAX_EPS)
-    lam = check_open("ratio", ratio, 1.0, math.exp(MAX_EPS))
+        return check_eps(eps)
+    lam = check_ratio(ratio)
     return math.log(lam)
 
 
@@ -101,7 +175,7 @@ class Problem:
     q : float
         Bit-flip probability, ``0 < q < 1/2``.
     eps : float
-        Privacy level, ``0 < eps < 700``; the threshold on ``R`` is ``e**eps``.
+        Privacy level, ``2^-52 <= eps < 700``; the threshold on ``R`` is ``e**eps``.
     """
 
     n: int
@@ -113,7 +187,7 @@ class Problem:
         object.__setattr__(self, "n", check_int("n", self.n, 1, MAX_N))
         object.__setattr__(self, "bits", check_int("bits", self.bits, 1, MAX_BITS))
         object.__setattr__(self, "q", check_open("q", self.q, 0.0, 0.5))
-        object.__setattr__(self, "eps", check_open("eps", self.eps, 0.0, MAX_EPS))
+        object.__setattr__(self, "eps", check_eps(self.eps))
 
     @property
     def ratio(self) -> float:

@@ -13,13 +13,16 @@ rounding of ``λ`` is counted in the upper end and not in the lower one (give ``
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from collections import Counter
+from collections.abc import Iterable
 from fractions import Fraction
 
 import numpy as np
 
-from gpu_rs.common.validation import check_open, resolve_eps
+from gpu_rs.common.errors import ArgumentTypeError
+from gpu_rs.common.validation import check_bool, check_open, resolve_eps
 from gpu_rs.pairs.histograms import Histograms, check_size
 from gpu_rs.pairs.results import Interval, PairTail
 
@@ -30,13 +33,35 @@ TIE = 8.0 * 2.0**-53
 
 
 def as_collection(name: str, value: object) -> tuple[tuple[int, ...], ...]:
-    """A collection as a tuple of bit tuples: from bit strings (``"0110"``) or a 2-D 0/1 array."""
-    rows = [tuple(int(c) for c in v) if isinstance(v, str) else tuple(int(b) for b in v) for v in value]  # type: ignore[attr-defined]
+    """A collection as a tuple of bit tuples: a sequence of bit strings (``"0110"``) or a 2-D 0/1 array.
+
+    A single string is not a collection (``"000011"`` would be six 1-bit users):
+    it is refused, as is any entry that is not itself a vector of bits.
+    """
+    shape = f"{name} must be a non-empty sequence of bit vectors of one length, e.g. ['0110', '1010']"
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise ArgumentTypeError(f"{shape}: got {value!r} (one string is one vector, not a collection)")
+    rows = [_bit_vector(name, i, v) for i, v in enumerate(value)]
     if not rows or any(len(r) != len(rows[0]) for r in rows) or not rows[0]:
-        raise ValueError(f"{name} must be a non-empty list of bit vectors of one length: got {value!r}")
-    if any(b not in (0, 1) for r in rows for b in r):
-        raise ValueError(f"{name} must hold bit vectors (entries 0 or 1): got {value!r}")
+        raise ValueError(f"{shape}: got {value!r}")
     return tuple(rows)
+
+
+def _bit_vector(name: str, i: int, v: object) -> tuple[int, ...]:
+    """Entry ``i`` of a collection as a tuple of bits."""
+    if isinstance(v, str):
+        if set(v) <= {"0", "1"}:
+            return tuple(int(c) for c in v)
+    elif isinstance(v, Iterable):
+        bits = list(v)
+        if all(isinstance(b, numbers.Real) and b in (0, 1) for b in bits):
+            return tuple(int(b) for b in bits)
+    else:
+        raise ArgumentTypeError(
+            f"{name} must hold bit vectors (strings like '0110' or sequences of 0/1): "
+            f"entry {i} is {v!r} of type {type(v).__name__}"
+        )
+    raise ValueError(f"{name} must hold bit vectors (entries 0 or 1): entry {i} is {v!r}")
 
 
 def as_int(vector: tuple[int, ...]) -> int:
@@ -136,6 +161,7 @@ def pair_tail(
     if not 0 < q_exact < Fraction(1, 2):
         raise ValueError(f"q must be a number in (0, 0.5): got {q!r}")
     eps, lam = threshold(eps, ratio)
+    inclusive = check_bool("inclusive", inclusive)
     common = list((Counter(D) & Counter(D_m)).elements())
     rest = n - len(common)
     check_size(n, bits, len(common) + 2 * rest, check_open("max_seconds", max_seconds, 0.0, math.inf), "pair_tail")

@@ -15,7 +15,7 @@ import time
 from fractions import Fraction
 
 from gpu_rs.common.errors import TimeBudgetError
-from gpu_rs.common.validation import check_int, check_open
+from gpu_rs.common.validation import check_bool, check_int, check_open
 from gpu_rs.pairs.exact import MAX_SECONDS, bit_string, interval, split, threshold
 from gpu_rs.pairs.histograms import SECONDS_PER_TERM, Histograms, count_histograms
 from gpu_rs.pairs.results import PairRecord, PairSearch
@@ -89,6 +89,7 @@ def worst_pairs(
     start = time.perf_counter()
     n = check_int("n", n, 2, 1000)
     bits = check_int("bits", bits, 1, MAX_BITS)
+    inclusive = check_bool("inclusive", inclusive)
     q_exact = Fraction(q) if isinstance(q, Fraction) else Fraction(check_open("q", q, 0.0, 0.5))
     if not 0 < q_exact < Fraction(1, 2):
         raise ValueError(f"q must be a number in (0, 0.5): got {q!r}")

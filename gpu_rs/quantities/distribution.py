@@ -18,7 +18,7 @@ import numpy as np
 from gpu_rs.common.backend import Backend, get_backend
 from gpu_rs.common.floats import UNIT
 from gpu_rs.common.serialize import ToDict
-from gpu_rs.common.validation import Problem, check_int
+from gpu_rs.common.validation import Problem, check_int, check_open, check_real
 from gpu_rs.engine import chernoff
 from gpu_rs.engine.atoms import ONE, ZERO, record_atoms
 from gpu_rs.engine.charfn import spectrum
@@ -70,7 +70,8 @@ class RatioDistribution(ToDict):
         return float(self.values[1] - self.values[0])
 
     def sf(self, x: float) -> tuple[float, float]:
-        """Certified ``(lower, upper)`` bounds on ``P[R > x]``."""
+        """Certified ``(lower, upper)`` bounds on ``P[R > x]`` (``x`` a number, not NaN)."""
+        x = check_real("x", x)
         v = self.values
         if x < v[0]:
             return max(0.0, float(self.sf_lower[0])), 1.0
@@ -208,8 +209,7 @@ def ratio_distribution(
     start = time.perf_counter()
     prob = Problem(n, bits, q, 1.0)
     buckets = check_int("buckets", buckets, 16, 1 << 22)
-    if not 0.0 < tail_mass < 0.5:
-        raise ValueError(f"tail_mass must be a number in (0, 0.5): got {tail_mass!r}")
+    tail_mass = check_open("tail_mass", tail_mass, 0.0, 0.5)
     be = get_backend(backend)
     law = _full_law(prob)
     a = chernoff.lower_quantile(law, tail_mass)

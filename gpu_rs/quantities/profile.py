@@ -11,7 +11,7 @@ import numpy as np
 from gpu_rs.common.backend import get_backend
 from gpu_rs.common.provenance import provenance
 from gpu_rs.common.serialize import ToDict
-from gpu_rs.common.validation import MAX_EPS, Problem, check_int, check_k, check_open, check_scope
+from gpu_rs.common.validation import MAX_EPS, Problem, check_int, check_k_one, check_open, check_scope
 from gpu_rs.engine.pipeline import Plan, plan_terms
 from gpu_rs.pairs.scopes import guarantee
 from gpu_rs.quantities.profile_orders import Order, Profile
@@ -144,11 +144,12 @@ def privacy_profile(
     arguments = dict(n=n, bits=bits, q=q, scope=scope, k=k, rel_width=rel_width, abs_width=abs_width, backend=backend)
     prob = Problem(n, bits, q, 1.0)
     scope = check_scope(scope)
-    if check_k(k) > 1:
-        raise ValueError(
-            f"k must be 1 for privacy_profile: got k={k}; the profile's delta integrates the law of R_k, for "
-            "which only tail bounds are certified (use gpu_rs.tail(..., k=k) or calibrate(..., eta=..., k=k))"
-        )
+    check_k_one(
+        k,
+        "privacy_profile",
+        "the profile's delta integrates the law of R_k, for which only tail bounds are certified "
+        "(use gpu_rs.tail(..., k=k) or calibrate(..., eta=..., k=k))",
+    )
     rel_width = check_open("rel_width", rel_width, 0.0, 1.0)
     abs_width = check_open("abs_width", abs_width, 0.0, 1.0)
     max_queries = check_int("max_queries", max_queries, 0, 100_000)

@@ -8,11 +8,12 @@ from gpu_rs.common.backend import get_backend
 from gpu_rs.common.provenance import provenance
 from gpu_rs.common.validation import (
     Problem,
+    check_bool,
     check_closed_open,
     check_int,
     check_k,
     check_k_scope,
-    check_open,
+    check_rel_width,
     check_scope,
     resolve_eps,
 )
@@ -91,8 +92,9 @@ def tail(
     scope = check_scope(scope)
     k = check_k(k)
     check_k_scope(k, scope)
-    rel_width = check_open("rel_width", rel_width, 0.0, 1.0)
+    rel_width = check_rel_width(rel_width)
     abs_width = check_closed_open("abs_width", abs_width, 0.0, 1.0)
+    inclusive = check_bool("inclusive", inclusive)
     max_terms = check_int("max_terms", max_terms, FIRST_TERMS, 1 << 27)
     if max_memory is not None:
         max_memory = check_int("max_memory", max_memory, 1, 1 << 50)
