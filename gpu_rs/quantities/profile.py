@@ -14,6 +14,7 @@ from gpu_rs.common.serialize import ToDict
 from gpu_rs.common.validation import MAX_EPS, Problem, check_int, check_k_one, check_open, check_scope
 from gpu_rs.engine.pipeline import Plan, plan_terms
 from gpu_rs.pairs.scopes import guarantee
+from gpu_rs.quantities.profile_export import to_dp_accounting
 from gpu_rs.quantities.profile_orders import Order, Profile
 from gpu_rs.quantities.profile_results import DeltaBound
 from gpu_rs.quantities.tail import DEFAULT_MAX_TERMS
@@ -62,6 +63,16 @@ class PrivacyProfile(ToDict):
             self.evaluated.append(found.at_upper)
             return found
         return tuple(self.epsilon(float(d), eps_tol) for d in np.asarray(delta, dtype=float).ravel())
+
+    def to_dp_accounting(self, **options: Any) -> Any:
+        """A pessimistic dp_accounting ``PrivacyLossDistribution`` built from the certified upper ``δ(ε)``.
+
+        Its ``get_epsilon_for_delta`` is never below the true ``ε(δ)``, and it composes
+        (``compose``, ``self_compose``) with other PLDs of the same discretization. Options and
+        proof: :func:`gpu_rs.quantities.profile_export.to_dp_accounting`. Needs the
+        ``accounting`` extra (``pip install 'gpu_rs[accounting]'``).
+        """
+        return to_dp_accounting(self, **options)
 
     def to_dict(self) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in ("n", "bits", "q", "scope", "guarantee", "rel_width", "backend")}
