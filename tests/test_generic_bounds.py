@@ -1,0 +1,78 @@
+"""The generic shuffle bounds (``gpu_rs.reference``) are upper bounds: never below our certified lower end.
+
+They hold for every neighbouring pair, so in particular for the homogeneous pair, whose
+``δ(ε)`` and ``ε(δ)`` gpu_rs certifies from below.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import gpu_rs
+from gpu_rs.pairs.clones import delta_upper
+from gpu_rs.reference.blanket import bennett_delta, hoeffding_delta
+from gpu_rs.reference.generic_bounds import (
+    blanket_epsilon,
+    closed_form_epsilon,
+    fmt_delta,
+    generic_curves,
+    local_epsilon,
+    numerical_epsilon,
+    variation_ratio_delta,
+    variation_ratio_epsilon,
+)
+from gpu_rs.reference.profile_exact import delta_one_bit
+
+DELTA = 1e-6
+CASES = [(1000, 1, 4.0), (10**4, 1, 4.0), (10**5, 1, 2.0), (300, 2, 3.0)]
+DELTA_BOUNDS = (fmt_delta, variation_ratio_delta, hoeffding_delta, bennett_delta)
+
+
+def _q(bits: int, eps0: float) -> float:
+    return 1.0 / (1.0 + math.exp(eps0 / bits))
+
+
+@pytest.mark.parametrize(("n", "bits", "eps0"), CASES)
+def test_no_generic_epsilon_below_the_certified_lower_end(n, bits, eps0):
+    q = _q(bits, eps0)
+    assert math.isclose(local_epsilon(bits, q), eps0, rel_tol=1e-12)
+    e = gpu_rs.privacy_profile(n, bits, q, rel_width=1e-2, backend="numpy").epsilon(DELTA, eps_tol=1e-2)
+    for bound in (closed_form_epsilon, numerical_epsilon, variation_ratio_epsilon, blanket_epsilon):
+        assert bound(n, eps0, DELTA) >= e.lower, bound.__name__
+
+
+@pytest.mark.parametrize(("n", "bits", "eps0"), CASES)
+@pytest.mark.parametrize("eps", [0.05, 0.2, 0.5, 1.0])
+def test_no_generic_delta_below_the_certified_lower_end(n, bits, eps0, eps):
+    d = gpu_rs.privacy_profile(n, bits, _q(bits, eps0), rel_width=1e-2, backend="numpy").delta(eps)
+    for bound in DELTA_BOUNDS:
+        assert bound(n, eps0, eps) >= d.lower, bound.__name__
+
+
+@pytest.mark.parametrize(("n", "q"), [(50, 0.2), (1000, 0.1), (10**5, 0.05)])
+def test_generic_delta_above_the_exact_one_bit_profile(n, q):
+    eps0 = local_epsilon(1, q)
+    for eps in np.linspace(0.02, eps0 * 0.99, 12):
+        exact = max(delta_one_bit(n, q, float(eps), True)[0], delta_one_bit(n, q, float(eps), False)[0])
+        for bound in DELTA_BOUNDS:
+            assert bound(n, eps0, float(eps)) >= exact, (bound.__name__, eps)
+
+
+def test_variation_ratio_is_the_clone_pair_at_full_distance():
+    # generic (p, beta, q) = (e^eps0, tanh(eps0/2), e^eps0): the clone probability 2/(e^eps0 + 1) = ours at d = L
+    n, bits, q, eps = 2000, 3, 0.2, 0.4
+    eps0 = local_epsilon(bits, q)
+    ours, _ = delta_upper(n, bits, q, eps)
+    assert variation_ratio_delta(n, eps0, eps) <= ours * (1 + 1e-6)
+    assert variation_ratio_delta(n, eps0, eps) <= fmt_delta(n, eps0, eps)  # more clones than e^-eps0
+
+
+def test_curves_for_the_plot():
+    curves = generic_curves(1000, 1, 0.1)
+    eps = np.array([0.1, 0.5])
+    for name, curve in curves.items():
+        values = curve(eps)
+        assert values.shape == (2,) and np.all((values >= 0) & (values <= 1)) and values[0] >= values[1], name
