@@ -6,6 +6,7 @@ privacy of one report is ε₀ = L log(p/q) = 4 (and the seed's settings), one r
 - gpu_rs, ``privacy_profile(..., scope="homogeneous").epsilon(δ)``: the certified interval for
   the seed's pair, both orders (a lower bound on the worst case);
 - gpu_rs, ``scope="all"``: the upper end proven for every neighbouring pair;
+- gpu_rs's clone bound alone (what ``scope="all"`` uses for L >= 2), fast;
 - the generic bounds of ``gpu_rs.reference`` (every pair, any ε₀-LDP randomizer): Feldman,
   McMillan and Talwar's closed form and numerical clone bound, Wang et al.'s variation-ratio
   bound, Balle et al.'s privacy blanket;
@@ -40,13 +41,14 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 
 import gpu_rs  # noqa: E402
+from gpu_rs.pairs.clones import delta_upper  # noqa: E402
 from gpu_rs.reference import generic_bounds as gb  # noqa: E402
 
 BITS = (1, 2, 5, 8, 40)
 NS = (10**3, 10**4, 10**5, 10**6, 10**7)
 SEED_ROWS = ((1000, 5, 0.2446), (10**7, 40, 0.351))
 """The seed's settings (SPEC §2's example; the setting of issue 19's profile run)."""
-METHODS = ("homogeneous", "all", "fmt_closed", "fmt_numerical", "variation_ratio", "blanket", "dp_accounting")
+METHODS = ("homogeneous", "all", "clones", "fmt_closed", "fmt_numerical", "variation_ratio", "blanket", "dp_accounting")
 SLOW = ("homogeneous", "all")
 """Methods run in a child process under the time limit."""
 START, END = "<!-- profile-comparison:start -->", "<!-- profile-comparison:end -->"
@@ -60,6 +62,8 @@ def compute(method: str, n: int, bits: int, q: float, delta: float) -> dict[str,
     if method in SLOW:
         e = gpu_rs.privacy_profile(n, bits, q, scope=method, backend="numpy").epsilon(delta)
         out = {"value": e.upper, "lower": e.lower, "met": e.met}
+    elif method == "clones":
+        out = {"value": gb.epsilon_of(lambda eps: delta_upper(n, bits, q, eps)[0], eps0, delta)}
     elif method == "fmt_closed":
         out = {"value": gb.closed_form_epsilon(n, eps0, delta)}
     elif method == "fmt_numerical":
@@ -134,10 +138,11 @@ def _cell(found: dict[str, Any] | None, fmt: Callable[[dict[str, Any]], str]) ->
 def table(cache: dict[str, Any], delta: float, eps0: float) -> str:
     """The Markdown table of every row."""
     head = (
-        "| L | N | q | ε₀ | gpu_rs homogeneous pair [lower, upper] | gpu_rs every pair (upper) | FMT closed form "
+        "| L | N | q | ε₀ | gpu_rs homogeneous pair [lower, upper] | gpu_rs every pair (upper) | gpu_rs clone bound "
+        "| FMT closed form "
         "| FMT numerical | variation-ratio | blanket | dp_accounting, exact one-bit pmf |"
     )
-    lines = [head, "|" + "---|" * 11]
+    lines = [head, "|" + "---|" * 12]
     for n, bits, q, _ in settings(eps0):
         cells = []
         for method in METHODS:
@@ -184,6 +189,9 @@ issue 19 item 1 is separate work, rerun the script to fill them).
 
 - *gpu_rs homogeneous pair*: `privacy_profile(n, bits, q, scope="homogeneous").epsilon(δ)`, the
   certified interval for the seed's pair in both orders: a lower bound on the worst case only.
+- *gpu_rs clone bound*: the clone reduction specialised to bit flips (`gpu_rs.pairs.clones.delta_upper`,
+  every distance d of the change), proven for every pair on its own; `scope="all"` takes the
+  larger of it and the homogeneous pair's upper end.
 - *gpu_rs every pair*: the upper end with `scope="all"`, proven for every neighbouring pair
   ("bisection stopped": `epsilon` stopped where the certified δ interval straddles δ, so the
   upper end is the last point certified below δ, not the tightest).
