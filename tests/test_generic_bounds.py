@@ -76,3 +76,12 @@ def test_curves_for_the_plot():
     for name, curve in curves.items():
         values = curve(eps)
         assert values.shape == (2,) and np.all((values >= 0) & (values <= 1)) and values[0] >= values[1], name
+
+
+def test_profile_plot_draws_the_generic_curves_beside_ours(tmp_path):
+    pytest.importorskip("matplotlib", reason="plots need matplotlib (the 'plot' extra)")
+    profile = gpu_rs.privacy_profile(200, 1, 0.1, backend="numpy")
+    path = tmp_path / "profile.png"
+    ax = profile.plot(np.linspace(0.1, 1.0, 5), path=str(path), others=generic_curves(200, 1, 0.1))
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert path.stat().st_size > 0 and "variation-ratio (Wang et al.)" in labels and len(labels) == 6

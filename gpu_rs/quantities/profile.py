@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,8 +80,20 @@ class PrivacyProfile(ToDict):
         out["provenance"] = self.provenance
         return out
 
-    def plot(self, eps: Sequence[float] | np.ndarray | None = None, *, ax: Any = None, path: str | None = None) -> Any:
-        """``δ`` against ``ε`` on a log axis, each order's certified band; saved to ``path`` if given."""
+    def plot(
+        self,
+        eps: Sequence[float] | np.ndarray | None = None,
+        *,
+        ax: Any = None,
+        path: str | None = None,
+        others: Mapping[str, Callable[[np.ndarray], np.ndarray]] | None = None,
+    ) -> Any:
+        """``δ`` against ``ε`` on a log axis, each order's certified band; saved to ``path`` if given.
+
+        ``others`` maps a label to a curve ``δ(ε)`` (an array of ``ε`` in, an array out) drawn
+        beside ours, e.g. the generic shuffle bounds of
+        ``gpu_rs.reference.generic_bounds.generic_curves(n, bits, q)``.
+        """
         import matplotlib.pyplot as plt
         from matplotlib.figure import Figure
 
@@ -100,6 +112,8 @@ class PrivacyProfile(ToDict):
                 ax.fill_between(grid, np.maximum(lo, floor), np.maximum(hi, floor), color=color, alpha=0.35)
                 ax.plot(grid, np.maximum(hi, floor), color=color, lw=1, label=f"{name} order (certified band)")
         ax.plot(grid, [max(d.upper, floor) for d in found], "k--", lw=1, label=f"scope={self.scope}: upper end")
+        for i, (label, curve) in enumerate((others or {}).items()):
+            ax.plot(grid, np.maximum(curve(grid), floor), color=f"C{i + 2}", lw=1.2, ls="-.", label=label)
         ax.set_ylim(floor, 1.5)
         ax.set_yscale("log")
         ax.set_xlabel("ε")
