@@ -48,7 +48,17 @@ BITS = (1, 2, 5, 8, 40)
 NS = (10**3, 10**4, 10**5, 10**6, 10**7)
 SEED_ROWS = ((1000, 5, 0.2446), (10**7, 40, 0.351))
 """The seed's settings (SPEC §2's example; the setting of issue 19's profile run)."""
-METHODS = ("homogeneous", "all", "clones", "fmt_closed", "fmt_numerical", "variation_ratio", "blanket", "dp_accounting")
+METHODS = (
+    "homogeneous",
+    "all",
+    "clones",
+    "fmt_closed",
+    "fmt_numerical",
+    "variation_ratio",
+    "vr_rr",
+    "blanket",
+    "dp_accounting",
+)
 SLOW = ("homogeneous", "all")
 """Methods run in a child process under the time limit."""
 START, END = "<!-- profile-comparison:start -->", "<!-- profile-comparison:end -->"
@@ -70,6 +80,8 @@ def compute(method: str, n: int, bits: int, q: float, delta: float) -> dict[str,
         out = {"value": gb.numerical_epsilon(n, eps0, delta)}
     elif method == "variation_ratio":
         out = {"value": gb.variation_ratio_epsilon(n, eps0, delta)}
+    elif method == "vr_rr":
+        out = {"value": gb.rr_variation_ratio_epsilon(n, bits, q, delta)}
     elif method == "blanket":
         out = {"value": gb.blanket_epsilon(n, eps0, delta)}
     elif method == "dp_accounting":
@@ -139,10 +151,10 @@ def table(cache: dict[str, Any], delta: float, eps0: float) -> str:
     """The Markdown table of every row."""
     head = (
         "| L | N | q | ε₀ | gpu_rs homogeneous pair [lower, upper] | gpu_rs every pair (upper) | gpu_rs clone bound "
-        "| FMT closed form "
-        "| FMT numerical | variation-ratio | blanket | dp_accounting, exact one-bit pmf |"
+        "| FMT closed form | FMT numerical | variation-ratio | variation-ratio, β of L-bit RR | blanket "
+        "| dp_accounting, exact one-bit pmf |"
     )
-    lines = [head, "|" + "---|" * 12]
+    lines = [head, "|" + "---|" * 13]
     for n, bits, q, _ in settings(eps0):
         cells = []
         for method in METHODS:
@@ -196,9 +208,11 @@ issue 19 item 1 is separate work, rerun the script to fill them).
   ("bisection stopped": `epsilon` stopped where the certified δ interval straddles δ, so the
   upper end is the last point certified below δ, not the tightest).
 - *FMT*: Feldman, McMillan, Talwar (FOCS 2021), closed form and numerical clone bound;
-  *variation-ratio*: Wang et al. (PVLDB 2024), generic parameters; *blanket*: Balle, Bell,
-  Gascón, Nissim (CRYPTO 2019), the better of the Hoeffding and Bennett bounds. All treat the
-  report as a generic ε₀-LDP randomizer (`gpu_rs/reference/`); ε = ε₀ means no amplification shown.
+  *variation-ratio*: Wang et al. (PVLDB 2024), generic parameters, and with L-bit randomized
+  response's own total variation β (`gpu_rs/reference/variation_ratio.py`); *blanket*: Balle, Bell,
+  Gascón, Nissim (CRYPTO 2019), the better of the Hoeffding and Bennett bounds. All but the
+  β column treat the report as a generic ε₀-LDP randomizer (`gpu_rs/reference/`); ε = ε₀ means
+  no amplification shown.
 - *dp_accounting*: `from_two_probability_mass_functions` on the exact one-bit pmfs
   (pessimistic, discretization 1e-4, `symmetric=False`); only L = 1 has a pmf anyone else can build.
 

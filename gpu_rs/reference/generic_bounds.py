@@ -25,6 +25,8 @@ both orders. They are upper bounds, so none may fall below gpu_rs's certified lo
   probability ``αp/q`` each. For a generic ``ε₀``-LDP randomizer ``p = q = e^ε₀`` and
   ``β = (e^ε₀ − 1)/(e^ε₀ + 1)``, so ``1 − α − pα = 0`` and this is the clone pair with clone
   probability ``2/(e^ε₀ + 1)`` (their "strong clone"), again bounded by ``reduced_delta``;
+- the same reduction with L-bit randomized response's own total variation ``β`` (smaller than the
+  generic one for ``L >= 2``): :mod:`gpu_rs.reference.variation_ratio`;
 - the privacy blanket of Balle, Bell, Gascón and Nissim: :mod:`gpu_rs.reference.blanket`.
 
 ``ε(δ)`` of a ``δ(ε)`` bound is the upper end of a bisection on ``[0, ε₀]``: ``δ(ε₀) = 0``
@@ -43,6 +45,7 @@ from gpu_rs.common.floats import UNIT
 from gpu_rs.engine.atoms import log_r
 from gpu_rs.pairs.clones import reduced_delta
 from gpu_rs.reference.blanket import blanket_delta
+from gpu_rs.reference.variation_ratio import rr_variation_ratio_delta
 
 BISECTIONS = 40
 """Bisection steps for ``ε(δ)`` of a numerical bound (to ``2^−40 ε₀``)."""
@@ -96,15 +99,21 @@ def blanket_epsilon(n: int, eps0: float, delta: float) -> float:
     return epsilon_of(lambda eps: blanket_delta(n, eps0, eps), eps0, delta)
 
 
+def rr_variation_ratio_epsilon(n: int, bits: int, q: float, delta: float) -> float:
+    """``ε(δ)`` of Wang et al.'s variation-ratio bound with L-bit randomized response's own ``β``."""
+    return epsilon_of(lambda eps: rr_variation_ratio_delta(n, bits, q, eps), local_epsilon(bits, q), delta)
+
+
 def generic_curves(n: int, bits: int, q: float) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
     """The generic ``δ(ε)`` bounds as curves, for ``PrivacyProfile.plot(others=...)``."""
     eps0 = local_epsilon(bits, q)
 
-    def curve(bound: Callable[[int, float, float], float]) -> Callable[[np.ndarray], np.ndarray]:
-        return lambda eps: np.array([min(1.0, bound(n, eps0, float(e))) for e in np.ravel(eps)])
+    def curve(bound: Callable[[float], float]) -> Callable[[np.ndarray], np.ndarray]:
+        return lambda eps: np.array([min(1.0, bound(float(e))) for e in np.ravel(eps)])
 
     return {
-        "FMT numerical (clones)": curve(fmt_delta),
-        "variation-ratio (Wang et al.)": curve(variation_ratio_delta),
-        "privacy blanket (Balle et al.)": curve(blanket_delta),
+        "FMT numerical (clones)": curve(lambda e: fmt_delta(n, eps0, e)),
+        "variation-ratio (Wang et al.)": curve(lambda e: variation_ratio_delta(n, eps0, e)),
+        "variation-ratio, β of L-bit RR": curve(lambda e: rr_variation_ratio_delta(n, bits, q, e)),
+        "privacy blanket (Balle et al.)": curve(lambda e: blanket_delta(n, eps0, e)),
     }
