@@ -575,6 +575,7 @@ LABELS = {
     "fmt_closed": "FMT closed form",
     "fmt_numerical": "FMT numerical",
     "variation_ratio": "variation-ratio",
+    "vr_rr": "variation-ratio, β of L-bit RR",
     "blanket": "blanket",
     "dp_accounting": "dp_accounting, exact pmf",
 }

@@ -122,10 +122,16 @@ def settings(eps0: float) -> list[tuple[int, int, float, str]]:
     return rows + [(n, bits, q, "seed") for n, bits, q in SEED_ROWS]
 
 
-def fill(cache: dict[str, Any], path: str, delta: float, eps0: float, timeout: float, retry: bool) -> None:
-    """Compute every missing cell (and timed-out ones with ``retry``), saving after each."""
+def fill(
+    cache: dict[str, Any], path: str, delta: float, eps0: float, timeout: float, retry: bool, only: argparse.Namespace
+) -> None:
+    """Compute every missing cell (and timed-out ones with ``retry``) that ``only`` selects, saving after each."""
     for n, bits, q, _ in sorted(settings(eps0), key=lambda s: (s[1] * s[0], s[0])):
+        if (only.bits and bits not in only.bits) or (only.n and n not in only.n):
+            continue
         for method in METHODS:
+            if only.methods and method not in only.methods:
+                continue
             key = f"{method} n={n} bits={bits} q={q!r} delta={delta!r}"
             old = cache.get(key)
             if old and (old["status"] in ("ok", "n/a") or not retry):
@@ -240,12 +246,17 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--cache", default=os.path.join(ROOT, "benchmarks", "profile_comparison.json"))
     ap.add_argument("--retry", action="store_true", help="recompute cells that timed out or failed")
     ap.add_argument("--write", action="store_true", help="write the section into docs/benchmarks.md")
+    ap.add_argument("--bits", type=lambda s: [int(x) for x in s.split(",")], help="only these L (comma list)")
+    ap.add_argument("--n", type=lambda s: [int(float(x)) for x in s.split(",")], help="only these N (comma list)")
+    ap.add_argument("--methods", type=lambda s: s.split(","), help=f"only these columns, of {','.join(METHODS)}")
+    ap.add_argument("--table-only", action="store_true", help="compute nothing: the table from the cache as it is")
     args = ap.parse_args(argv)
     cache: dict[str, Any] = {}
     if os.path.exists(args.cache):
         with open(args.cache, encoding="utf-8") as fh:
             cache = json.load(fh)
-    fill(cache, args.cache, args.delta, args.eps0, args.timeout, args.retry)
+    if not args.table_only:
+        fill(cache, args.cache, args.delta, args.eps0, args.timeout, args.retry, args)
     text = section(table(cache, args.delta, args.eps0), args.delta, args.eps0, args.timeout)
     print(text)
     if args.write:
