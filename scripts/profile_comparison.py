@@ -202,8 +202,9 @@ Machine and code: {machine()}.
 
 Each cell: ε(δ = {delta:g}) and its wall time. q is set so that one report's local
 privacy is ε₀ = L log(p/q) = {eps0:g}, plus the seed's two settings (last rows). gpu_rs cells ran
-under a {timeout:g} s limit each ("timeout": not finished in that time; the profile's speed-up of
-issue 19 item 1 is separate work, rerun the script to fill them).
+under a time limit ({timeout:g} s unless the cell shows another): "timeout" means not finished in
+that time. The profile's speed-up (issue 19 item 1) is separate work; rerun the script with
+`--retry` to fill those cells.
 
 - *gpu_rs homogeneous pair*: `privacy_profile(n, bits, q, scope="homogeneous").epsilon(δ)`, the
   certified interval for the seed's pair in both orders: a lower bound on the worst case only.
