@@ -563,7 +563,9 @@ show(fig)"""),
 ## ε(δ = 10⁻⁶) against N (the table of docs/benchmarks.md)
 
 Read from the cache that `scripts/profile_comparison.py` fills (in a source checkout). A gpu_rs
-cell that did not finish within the script's time limit is missing from the plot."""),
+cell that did not finish within the script's time limit is missing from the plot. gpu_rs's clone
+bound coincides with the generic variation-ratio bound (its worst distance is d = L), and
+gpu_rs's seed's pair with dp_accounting's exact pmf at L = 1, so those lines overlap."""),
     ("code", """\
 import json
 from pathlib import Path
@@ -596,7 +598,8 @@ if CACHE.exists():
         ax.set_xlabel("N")
         ax.grid(True, which="both", lw=0.3)
     axes[0].set_ylabel("ε(δ = 1e-6)")
-    axes[0].legend(fontsize=7)
+    handles = {h.get_label(): h for ax in axes for h in ax.get_lines()}
+    fig.legend(handles.values(), handles.keys(), loc="lower center", ncol=4, fontsize=8, bbox_to_anchor=(0.5, -0.16))
     show(fig)
 else:
     print(f"no cache at {CACHE}: run python scripts/profile_comparison.py")"""),
