@@ -649,7 +649,7 @@ NOTEBOOKS = {
     "02_calibration.ipynb": CALIBRATION,
     "03_utility.ipynb": UTILITY,
     "04_krandomization.ipynb": KRAND,
-    "04_accountants.ipynb": ACCOUNTANTS,
+    "05_accountants.ipynb": ACCOUNTANTS,
 }
 
 
