@@ -532,11 +532,124 @@ Whether the estimate still improves is the lower row: σ(d̂) at the certified q
 ]
 
 
+ACCOUNTANTS = [
+    ("md", """\
+# Against the shuffle accountants
+
+What the certified profile buys over the bounds people use today. The generic shuffle bounds
+(Feldman–McMillan–Talwar's clones, Wang et al.'s variation ratio, Balle et al.'s privacy
+blanket; `gpu_rs.reference.generic_bounds`) treat L-bit randomized response as an arbitrary
+ε₀-LDP randomizer, ε₀ = L log(p/q), and hold for every pair of neighbouring collections.
+gpu_rs computes δ(ε) of this randomizer itself: a certified interval for the seed's pair
+(both orders) and a proven upper end for every pair. dp_accounting can do the same only where
+someone hands it the pmf of the shuffled output, i.e. for one bit."""),
+    ("code", SETUP),
+    ("md", """\
+## δ(ε) beside the generic curves
+
+`PrivacyProfile.plot(others=...)` draws any δ(ε) curves beside the certified bands; here the
+generic bounds at N = 10⁴, one bit, ε₀ = 4. The clone-type curves level off near 10⁻¹⁵, the
+float round-off they charge."""),
+    ("code", """\
+from gpu_rs.reference.generic_bounds import generic_curves
+
+N, BITS, EPS0 = 10_000, 1, 4.0
+Q = 1.0 / (1.0 + math.exp(EPS0 / BITS))
+prof = gpu_rs.privacy_profile(N, BITS, Q, backend=BACKEND)
+fig, ax = plt.subplots(figsize=(7, 4.5))
+prof.plot(np.linspace(0.02, 2.0, 30), ax=ax, others=generic_curves(N, BITS, Q))
+show(fig)"""),
+    ("md", """\
+## ε(δ = 10⁻⁶) against N (the table of docs/benchmarks.md)
+
+Read from the cache that `scripts/profile_comparison.py` fills (in a source checkout). A gpu_rs
+cell that did not finish within the script's time limit is missing from the plot. gpu_rs's clone
+bound coincides with the generic variation-ratio bound (its worst distance is d = L), and
+gpu_rs's seed's pair with dp_accounting's exact pmf at L = 1, so those lines overlap."""),
+    ("code", """\
+import json
+from pathlib import Path
+
+CACHE = Path(gpu_rs.__file__).resolve().parents[1] / "benchmarks" / "profile_comparison.json"
+LABELS = {
+    "homogeneous": "gpu_rs, seed's pair (upper)",
+    "clones": "gpu_rs, every pair (clone bound)",
+    "fmt_closed": "FMT closed form",
+    "fmt_numerical": "FMT numerical",
+    "variation_ratio": "variation-ratio",
+    "vr_rr": "variation-ratio, β of L-bit RR",
+    "blanket": "blanket",
+    "dp_accounting": "dp_accounting, exact pmf",
+}
+if CACHE.exists():
+    cells = json.loads(CACHE.read_text())
+    fig, axes = plt.subplots(1, 5, figsize=(17, 3.8), sharey=True)
+    for ax, bits in zip(axes, (1, 2, 5, 8, 40)):
+        q = 1.0 / (1.0 + math.exp(4.0 / bits))
+        for i, (method, label) in enumerate(LABELS.items()):
+            pts = []
+            for n in (10**3, 10**4, 10**5, 10**6, 10**7):
+                cell = cells.get(f"{method} n={n} bits={bits} q={q!r} delta=1e-06", {})
+                if cell.get("status") == "ok":
+                    pts.append((n, cell["value"]))
+            if pts:
+                ax.loglog(*zip(*pts), marker="o", ms=3, color=f"C{i}", label=label)
+        ax.set_title(f"L = {bits}, ε₀ = 4")
+        ax.set_xlabel("N")
+        ax.grid(True, which="both", lw=0.3)
+    axes[0].set_ylabel("ε(δ = 1e-6)")
+    handles = {h.get_label(): h for ax in axes for h in ax.get_lines()}
+    fig.legend(handles.values(), handles.keys(), loc="lower center", ncol=4, fontsize=8, bbox_to_anchor=(0.5, -0.16))
+    show(fig)
+else:
+    print(f"no cache at {CACHE}: run python scripts/profile_comparison.py")"""),
+    ("md", """\
+## Composition in dp_accounting
+
+`PrivacyProfile.to_dp_accounting()` hands the certified upper δ(ε) of both orders to
+dp_accounting as a pessimistic privacy loss distribution, which composes with any other PLD
+of the same discretization. Against dp_accounting's own PLD of the exact one-bit pmfs
+(pessimistic and optimistic), k-fold composition:"""),
+    ("code", """\
+from gpu_rs.reference.one_bit_pld import one_bit_pld
+
+t0 = time.perf_counter()
+ours = prof.to_dp_accounting()
+print(f"export: {time.perf_counter() - t0:.1f} s")
+exact = {True: one_bit_pld(N, Q, pessimistic=True), False: one_bit_pld(N, Q, pessimistic=False)}
+ks = [1, 2, 5, 10, 20, 50]
+rows = []
+for k in ks:
+    e_ours = ours.self_compose(k).get_epsilon_for_delta(1e-6)
+    e_pess = exact[True].self_compose(k).get_epsilon_for_delta(1e-6)
+    e_opt = exact[False].self_compose(k).get_epsilon_for_delta(1e-6)
+    assert e_ours >= e_opt
+    rows.append((k, e_ours, e_pess, e_opt))
+    print(f"k = {k:3d}: ours {e_ours:.4f}, exact pmf pessimistic {e_pess:.4f}, optimistic {e_opt:.4f}")
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4), constrained_layout=True)
+for col, style, label in ((1, "o-", "gpu_rs export (certified δ curve)"),
+                          (2, "s--", "dp_accounting, exact pmf, pessimistic"),
+                          (3, "^:", "dp_accounting, exact pmf, optimistic")):
+    ax1.plot(ks, [r[col] for r in rows], style, label=label)
+    ax2.plot(ks, [r[col] / r[3] for r in rows], style, label=label)
+for ax in (ax1, ax2):
+    ax.set_xscale("log")
+    ax.set_xlabel("releases composed, k")
+    ax.grid(True, which="both", lw=0.3)
+ax1.set_ylabel("ε(δ = 1e-6)")
+ax2.set_ylabel("ε / ε of the optimistic exact PLD")
+ax1.legend(fontsize=8)
+fig.suptitle(f"k-fold composition, N = {N:,}, L = {BITS}, q = {Q:.4g}")
+show(fig)"""),
+]
+
+
 NOTEBOOKS = {
     "01_quickstart.ipynb": QUICKSTART,
     "02_calibration.ipynb": CALIBRATION,
     "03_utility.ipynb": UTILITY,
     "04_krandomization.ipynb": KRAND,
+    "05_accountants.ipynb": ACCOUNTANTS,
 }
 
 

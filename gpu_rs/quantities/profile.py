@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +14,7 @@ from gpu_rs.common.serialize import ToDict
 from gpu_rs.common.validation import MAX_EPS, Problem, check_int, check_k_one, check_open, check_scope
 from gpu_rs.engine.pipeline import Plan, plan_terms
 from gpu_rs.pairs.scopes import guarantee
+from gpu_rs.quantities.profile_export import to_dp_accounting
 from gpu_rs.quantities.profile_orders import Order, Profile
 from gpu_rs.quantities.profile_results import DeltaBound
 from gpu_rs.quantities.tail import DEFAULT_MAX_TERMS
@@ -63,14 +64,36 @@ class PrivacyProfile(ToDict):
             return found
         return tuple(self.epsilon(float(d), eps_tol) for d in np.asarray(delta, dtype=float).ravel())
 
+    def to_dp_accounting(self, **options: Any) -> Any:
+        """A pessimistic dp_accounting ``PrivacyLossDistribution`` built from the certified upper ``δ(ε)``.
+
+        Its ``get_epsilon_for_delta`` is never below the true ``ε(δ)``, and it composes
+        (``compose``, ``self_compose``) with other PLDs of the same discretization. Options and
+        proof: :func:`gpu_rs.quantities.profile_export.to_dp_accounting`. Needs the
+        ``accounting`` extra (``pip install 'gpu_rs[accounting]'``).
+        """
+        return to_dp_accounting(self, **options)
+
     def to_dict(self) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in ("n", "bits", "q", "scope", "guarantee", "rel_width", "backend")}
         out["evaluated"] = [d.to_dict() for d in sorted(self.evaluated, key=lambda d: d.eps)]
         out["provenance"] = self.provenance
         return out
 
-    def plot(self, eps: Sequence[float] | np.ndarray | None = None, *, ax: Any = None, path: str | None = None) -> Any:
-        """``δ`` against ``ε`` on a log axis, each order's certified band; saved to ``path`` if given."""
+    def plot(
+        self,
+        eps: Sequence[float] | np.ndarray | None = None,
+        *,
+        ax: Any = None,
+        path: str | None = None,
+        others: Mapping[str, Callable[[np.ndarray], np.ndarray]] | None = None,
+    ) -> Any:
+        """``δ`` against ``ε`` on a log axis, each order's certified band; saved to ``path`` if given.
+
+        ``others`` maps a label to a curve ``δ(ε)`` (an array of ``ε`` in, an array out) drawn
+        beside ours, e.g. the generic shuffle bounds of
+        ``gpu_rs.reference.generic_bounds.generic_curves(n, bits, q)``.
+        """
         import matplotlib.pyplot as plt
         from matplotlib.figure import Figure
 
@@ -89,6 +112,8 @@ class PrivacyProfile(ToDict):
                 ax.fill_between(grid, np.maximum(lo, floor), np.maximum(hi, floor), color=color, alpha=0.35)
                 ax.plot(grid, np.maximum(hi, floor), color=color, lw=1, label=f"{name} order (certified band)")
         ax.plot(grid, [max(d.upper, floor) for d in found], "k--", lw=1, label=f"scope={self.scope}: upper end")
+        for i, (label, curve) in enumerate((others or {}).items()):
+            ax.plot(grid, np.maximum(curve(grid), floor), color=f"C{i + 2}", lw=1.2, ls="-.", label=label)
         ax.set_ylim(floor, 1.5)
         ax.set_yscale("log")
         ax.set_xlabel("ε")

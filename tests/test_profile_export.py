@@ -1,0 +1,97 @@
+"""``PrivacyProfile.to_dp_accounting``: a pessimistic dp_accounting PLD from the certified profile.
+
+Oracles: the exact one-bit profile of both orders (``gpu_rs.reference.profile_exact``) and
+dp_accounting's own PLD of the exact one-bit pmfs (``gpu_rs.reference.one_bit_pld``),
+optimistic, which is below the truth.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import gpu_rs
+from gpu_rs.common.bisection import bisect_true_end
+from gpu_rs.reference.profile_exact import delta_one_bit
+
+pytest.importorskip("dp_accounting", reason="dp_accounting (the 'accounting' extra) is not installed")
+
+from gpu_rs.reference.one_bit_pld import one_bit_pld
+
+N, Q, DELTA = 1000, 0.1, 1e-6
+
+
+def _exact_delta(eps: float, forward: bool) -> tuple[float, float]:
+    """Bracket of the exact one-bit ``δ`` of one order at any real ``eps`` (negative through the other order)."""
+    if eps > 0:
+        return delta_one_bit(N, Q, eps, forward)
+    lo, hi = delta_one_bit(N, Q, -eps, not forward)
+    return -math.expm1(eps) + math.exp(eps) * lo, -math.expm1(eps) + math.exp(eps) * hi
+
+
+def _exact_epsilon_lower(delta: float) -> float:
+    """A lower end of the exact one-bit ``ε(δ)``: the largest bisection point where ``δ`` is surely above."""
+    top = math.log((1 - Q) / Q)
+    below = lambda e: max(_exact_delta(e, True)[0], _exact_delta(e, False)[0]) <= delta  # noqa: E731
+    hi = bisect_true_end(below, 1e-9, top, steps=40)
+    return hi - top * 2.0**-38
+
+
+@pytest.fixture(scope="module")
+def exported():
+    profile = gpu_rs.privacy_profile(N, 1, Q, scope="homogeneous", backend="numpy")
+    return profile, profile.to_dp_accounting()
+
+
+def test_round_trip_is_above_the_truth_and_close_to_the_certified_epsilon(exported):
+    profile, pld = exported
+    certified = profile.epsilon(DELTA)
+    eps = pld.get_epsilon_for_delta(DELTA)
+    assert eps >= certified.lower and eps >= _exact_epsilon_lower(DELTA)
+    # not absurdly larger: within two grid steps of the certified upper end (steps of eps_max / 100 < 0.02)
+    assert eps <= certified.upper + 0.04, (eps, certified)
+
+
+@pytest.mark.parametrize("eps", [-2.0, -0.4, -0.05, -1e-3, 1e-3, 0.05, 0.2, 0.4, 0.7])
+def test_exported_curve_is_above_the_exact_curve_in_both_orders(exported, eps):
+    _, pld = exported
+    remove, add = pld._pmf_remove, pld._pmf_add  # the two orders dp_accounting composes separately
+    assert remove.get_delta_for_epsilon(eps) >= _exact_delta(eps, True)[0] * (1 - 1e-12)
+    assert add.get_delta_for_epsilon(eps) >= _exact_delta(eps, False)[0] * (1 - 1e-12)
+
+
+def test_ten_fold_composition_is_above_the_optimistic_exact_composition(exported):
+    _, pld = exported
+    ours = pld.self_compose(10).get_epsilon_for_delta(DELTA)
+    optimistic = one_bit_pld(N, Q, pessimistic=False).self_compose(10).get_epsilon_for_delta(DELTA)
+    pessimistic = one_bit_pld(N, Q, pessimistic=True).self_compose(10).get_epsilon_for_delta(DELTA)
+    assert ours >= optimistic
+    assert ours <= 1.05 * pessimistic, (ours, pessimistic)  # and close to dp_accounting's own exact answer
+
+
+def test_composes_with_another_pld(exported):
+    from dp_accounting.pld import privacy_loss_distribution
+
+    _, pld = exported
+    other = privacy_loss_distribution.from_gaussian_mechanism(5.0, value_discretization_interval=1e-4)
+    both = pld.compose(other)
+    alone = max(pld.get_epsilon_for_delta(DELTA), other.get_epsilon_for_delta(DELTA))
+    assert both.get_epsilon_for_delta(DELTA) >= alone
+
+
+def test_all_pairs_export_is_above_the_exact_pair():
+    every = gpu_rs.privacy_profile(N, 1, Q, scope="all", backend="numpy").to_dp_accounting(points=40)
+    assert every.get_epsilon_for_delta(DELTA) >= _exact_epsilon_lower(DELTA)
+    assert every._symmetric is False and every._pmf_remove.get_delta_for_epsilon(0.3) >= _exact_delta(0.3, False)[0]
+
+
+def test_bad_arguments_name_the_argument():
+    forward = gpu_rs.privacy_profile(N, 1, Q, scope="forward", backend="numpy")
+    with pytest.raises(ValueError, match="scope"):
+        forward.to_dp_accounting()
+    homogeneous = gpu_rs.privacy_profile(N, 1, Q, backend="numpy")
+    with pytest.raises(ValueError, match="points"):
+        homogeneous.to_dp_accounting(points=1)
+    with pytest.raises(ValueError, match="discretization"):
+        homogeneous.to_dp_accounting(discretization=0.0)
