@@ -114,7 +114,7 @@ def tail(
         estimate=0.5 * (b.lower + b.upper),
         upper=b.upper,
         scope=scope,
-        guarantee=krand.GUARANTEES[scope] if k > 1 else scopes.guarantee(scope, exact_all=prob.bits == 1),
+        guarantee=krand.GUARANTEES[scope] if k > 1 else scopes.guarantee(scope, exact_all=found.exact_all),
         k=k,
         pairs=found.pairs,
         worst=found.worst,
