@@ -33,7 +33,7 @@ def tail(
     eps: float | None = None,
     *,
     ratio: float | None = None,
-    scope: str = "homogeneous",
+    scope: str = "all",
     k: int = 1,
     inclusive: bool = False,
     rel_width: float = 1e-3,
