@@ -96,7 +96,7 @@ def members(bits: int) -> Iterator[Member]:
                 yield Member(bits, d, a, b)
 
 
-def _vector(v: object, name: str) -> tuple[int, ...]:
+def vector(v: object, name: str) -> tuple[int, ...]:
     """A bit vector given as a string of 0/1 or a sequence of 0/1."""
     items = list(v) if isinstance(v, str | list | tuple) else None
     if not items or any(str(c) not in ("0", "1") for c in items):
@@ -106,7 +106,7 @@ def _vector(v: object, name: str) -> tuple[int, ...]:
 
 def member_of(background: object, before: object, after: object) -> Member:
     """The member equal to the pair ``(background, before -> after)`` in the forward order."""
-    y, x, xm = _vector(background, "background"), _vector(before, "before"), _vector(after, "after")
+    y, x, xm = vector(background, "background"), vector(before, "before"), vector(after, "after")
     if not len(y) == len(x) == len(xm):
         raise ValueError(f"background, before and after must have the same length: got {len(y)}, {len(x)}, {len(xm)}")
     changed = [i for i in range(len(x)) if x[i] != xm[i]]

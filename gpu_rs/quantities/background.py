@@ -75,9 +75,10 @@ def background_tail(
     fwd = family.member_bounds(member, prob, inclusive, plan, be.xp)
     rev = family.member_bounds(member.reverse(), prob, inclusive, plan, be.xp)
     b = scopes.larger(fwd, rev)
+    x, xm = ("".join(str(b) for b in family.vector(v, name)) for v, name in ((before, "before"), (after, "after")))
     pairs = (
-        PairBound(f"forward: S drawn with the user at {''.join(map(str, after))}", fwd.lower, fwd.upper, fwd.method),
-        PairBound(f"reverse: S drawn with the user at {''.join(map(str, before))}", rev.lower, rev.upper, rev.method),
+        PairBound(f"forward: S drawn with the user at {xm}", fwd.lower, fwd.upper, fwd.method),
+        PairBound(f"reverse: S drawn with the user at {x}", rev.lower, rev.upper, rev.method),
     )
     return TailBound(
         n=prob.n,
