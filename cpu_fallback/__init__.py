@@ -32,6 +32,7 @@ def _pinned(func: Callable[..., Any]) -> Callable[..., Any]:
 
 from gpu_rs import *  # noqa: E402,F403 - every public name; those taking backend= are pinned below
 
+background_tail = _pinned(gpu_rs.background_tail)
 calibrate = _pinned(gpu_rs.calibrate)
 moments = _pinned(gpu_rs.moments)
 privacy_profile = _pinned(gpu_rs.privacy_profile)

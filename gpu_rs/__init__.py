@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from gpu_rs.pairs.exact import pair_tail
     from gpu_rs.pairs.results import PairSearch, PairTail
     from gpu_rs.pairs.worst import worst_pairs
+    from gpu_rs.quantities.background import background_tail
     from gpu_rs.quantities.closed_forms import local_dp_q, moments, precision_sigma, three_sigma_q
     from gpu_rs.quantities.distribution import RatioDistribution, ratio_distribution
     from gpu_rs.quantities.profile import PrivacyProfile, privacy_profile
@@ -79,6 +80,7 @@ _HOMES = {
     "RatioDistribution": "gpu_rs.quantities.distribution",
     "Table": "gpu_rs.calibration.table",
     "TailBound": "gpu_rs.quantities.results",
+    "background_tail": "gpu_rs.quantities.background",
     "calibrate": "gpu_rs.calibration.calibrate",
     "local_dp_q": "gpu_rs.quantities.closed_forms",
     "moments": "gpu_rs.quantities.closed_forms",
@@ -105,6 +107,7 @@ __all__ = [
     "RatioDistribution",
     "Table",
     "TailBound",
+    "background_tail",
     "calibrate",
     "local_dp_q",
     "moments",

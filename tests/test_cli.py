@@ -23,7 +23,7 @@ N, BITS, Q, EPS = 1000, 5, 0.2446, math.log(2)
 PROBLEM = ["--n", str(N), "--bits", str(BITS)]
 TAIL = ["tail", *PROBLEM, "--q", str(Q), "--eps", repr(EPS)]
 PMF = ["pmf", *PROBLEM, "--q", str(Q)]
-CALIBRATE = ["calibrate", *PROBLEM, "--eps", repr(EPS), "--eta", "0.02", "--q-tol", "1e-4"]
+CALIBRATE = ["calibrate", *PROBLEM, "--eps", repr(EPS), "--eta", "0.02", "--q-tol", "1e-4", "--scope", "homogeneous"]
 ROOT = Path(__file__).resolve().parents[1]
 
 # An accepted range in a message: an interval like (0, 0.5) or [1, 1024], or a bound like "> 0".
@@ -180,7 +180,7 @@ def test_calibrate_json_matches_the_api(capsys):
     assert code == 0
     assert err == ""
     got = json.loads(out)
-    c = gpu_rs.calibrate(N, BITS, EPS, 0.02, q_tol=1e-4)
+    c = gpu_rs.calibrate(N, BITS, EPS, 0.02, q_tol=1e-4, scope="homogeneous")
     want = c.to_dict()
     assert set(got) == set(want)
     assert got["q"] == pytest.approx(c.q, rel=1e-12)
@@ -200,7 +200,7 @@ def test_calibrate_prints_steps_and_a_table(capsys):
 
 def test_calibrate_ratio_is_eps(capsys):
     _, a, _ = run(capsys, [*CALIBRATE, "--json", "--quiet"])
-    argv = ["calibrate", *PROBLEM, "--ratio", "2", "--eta", "0.02", "--q-tol", "1e-4"]
+    argv = ["calibrate", *PROBLEM, "--ratio", "2", "--eta", "0.02", "--q-tol", "1e-4", "--scope", "homogeneous"]
     _, b, _ = run(capsys, [*argv, "--json", "--quiet"])
     assert json.loads(a)["q"] == pytest.approx(json.loads(b)["q"], rel=1e-12)
 

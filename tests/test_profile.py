@@ -30,7 +30,7 @@ def _contains(bounds, exact_lo, exact_hi, slack=1e-12):
     [(1000, 0.1, 0.25), (1000, 0.1, 0.5), (50, 0.2, 0.4), (10**5, 0.3, 0.05), (10**6, 0.1, 0.01), (10**6, 0.3, 0.003)],
 )
 def test_one_bit_both_orders_against_exact_sums(n, q, eps):
-    p = gpu_rs.privacy_profile(n, 1, q, backend="numpy")
+    p = gpu_rs.privacy_profile(n, 1, q, scope="homogeneous", backend="numpy")
     d = p.delta(eps)
     fwd, rev = delta_one_bit(n, q, eps, True), delta_one_bit(n, q, eps, False)
     assert _contains(d.forward, *fwd) and _contains(d.reverse, *rev)
@@ -45,7 +45,7 @@ def test_both_orders_against_enumeration(n, bits, q, eps):
     outlier = ["0" * bits] * (n - 1) + ["1" * bits]
     fwd = op.pair_delta(zeros, outlier, q, eps)  # delta_{P||Q}, P = the law under D_m
     rev = op.pair_delta(outlier, zeros, q, eps)
-    d = gpu_rs.privacy_profile(n, bits, q, backend="numpy").delta(eps)
+    d = gpu_rs.privacy_profile(n, bits, q, scope="homogeneous", backend="numpy").delta(eps)
     assert _contains(d.forward, fwd, fwd, 1e-9) and _contains(d.reverse, rev, rev, 1e-9)
     f = gpu_rs.privacy_profile(n, bits, q, scope="forward", backend="numpy").delta(eps)
     assert f.reverse is None and _contains((f.lower, f.upper), fwd, fwd, 1e-9)
@@ -54,7 +54,7 @@ def test_both_orders_against_enumeration(n, bits, q, eps):
 def test_forward_delta_lies_below_the_forward_tail():
     # delta_{P||Q}(eps) <= P[R > e^eps]: the forward delta lies below the certified forward tail
     n, bits, q, eps = 1000, 5, 0.2446, 0.5
-    d = gpu_rs.privacy_profile(n, bits, q, rel_width=1e-2, backend="numpy").delta(eps)
+    d = gpu_rs.privacy_profile(n, bits, q, rel_width=1e-2, scope="homogeneous", backend="numpy").delta(eps)
     t = gpu_rs.tail(n, bits, q, eps, scope="forward", backend="numpy")
     assert 0 < d.forward[0] <= d.forward[1] <= t.upper
     assert d.met and d.upper - d.lower <= 1e-2 * d.lower * 1.001
@@ -64,7 +64,7 @@ def test_forward_delta_lies_below_the_forward_tail():
 @pytest.mark.parametrize(("n", "q", "eps"), [(1000, 0.1, 0.25), (60, 0.2, 0.5)])
 def test_integral_route_against_exact_sums(order, n, q, eps):
     # the fallback for strong cancellation: the integral of certified tails over a dyadic grid
-    p = gpu_rs.privacy_profile(n, 1, q, backend="numpy")
+    p = gpu_rs.privacy_profile(n, 1, q, scope="homogeneous", backend="numpy")
     lo, hi, queries = p.engine.orders[order].integral(eps, 1e-2, 1e-12, 400)
     exact = delta_one_bit(n, q, eps, order == "forward")
     assert _contains((lo, hi), *exact) and queries > 0
@@ -73,7 +73,7 @@ def test_integral_route_against_exact_sums(order, n, q, eps):
 
 @pytest.mark.parametrize(("n", "q", "delta"), [(1000, 0.1, 1e-6), (1000, 0.25, 1e-3), (200, 0.05, 1e-9)])
 def test_epsilon_of_delta_is_bracketed(n, q, delta):
-    e = gpu_rs.privacy_profile(n, 1, q, backend="numpy").epsilon(delta)
+    e = gpu_rs.privacy_profile(n, 1, q, scope="homogeneous", backend="numpy").epsilon(delta)
     assert e.met and e.lower <= e.estimate <= e.upper
     exact_at = lambda eps: max(delta_one_bit(n, q, eps, True)[1], delta_one_bit(n, q, eps, False)[1])  # noqa: E731
     assert exact_at(e.upper) <= delta
@@ -94,7 +94,7 @@ def test_scope_all_covers_every_pair(n, bits, q, eps):
 
 
 def test_vectorized_and_to_dict():
-    p = gpu_rs.privacy_profile(300, 2, 0.2, backend="numpy")
+    p = gpu_rs.privacy_profile(300, 2, 0.2, scope="homogeneous", backend="numpy")
     found = p.delta([0.2, 0.4, 0.8])
     assert len(found) == 3 and all(a.upper >= b.upper for a, b in zip(found, found[1:], strict=False))
     out = json.loads(json.dumps(gpu_rs.common.serialize.plain(p.to_dict())))
@@ -117,10 +117,10 @@ def test_bad_input(call, name):
 
 
 def test_cli_profile(capsys):
-    assert cli_main(["profile", "--n", "1000", "--bits", "1", "--q", "0.25", "--delta", "1e-6", "--backend", "numpy"]) == 0
+    assert cli_main(["profile", "--n", "1000", "--bits", "1", "--q", "0.25", "--delta", "1e-6", "--backend", "numpy", "--scope", "homogeneous"]) == 0
     out = capsys.readouterr().out
     assert "eps(1e-06)" in out and "scope     homogeneous" in out
-    assert cli_main(["profile", "--n", "100", "--bits", "2", "--q", "0.2", "--eps", "0.5", "--json"]) == 0
+    assert cli_main(["profile", "--n", "100", "--bits", "2", "--q", "0.2", "--eps", "0.5", "--json", "--scope", "homogeneous"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["lower"] <= d["upper"] and d["eps"] == 0.5
     assert cli_main(["profile", "--n", "100", "--bits", "2", "--q", "0.2"]) == 2
@@ -130,18 +130,18 @@ def test_cli_profile(capsys):
 def test_plot_writes_a_png(tmp_path):
     pytest.importorskip("matplotlib")
     path = tmp_path / "profile.png"
-    gpu_rs.privacy_profile(300, 1, 0.2, backend="numpy").plot([0.1, 0.3, 0.6], path=str(path))
+    gpu_rs.privacy_profile(300, 1, 0.2, scope="homogeneous", backend="numpy").plot([0.1, 0.3, 0.6], path=str(path))
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.mark.parametrize(("n", "eps", "delta"), [(1000, 0.5, 1e-6), (300, 1.0, 1e-4)])
 def test_calibrate_to_delta_against_exact_sums(n, eps, delta):
-    c = gpu_rs.calibrate(n, 1, eps, delta=delta, backend="numpy")
+    c = gpu_rs.calibrate(n, 1, eps, delta=delta, scope="homogeneous", backend="numpy")
     assert isinstance(c, gpu_rs.ProfileCalibration) and c.scope == "homogeneous"
     assert c.at_q.upper <= delta and 0 < c.q < 0.5
     exact = max(delta_one_bit(n, c.q, eps, True)[1], delta_one_bit(n, c.q, eps, False)[1])
     assert exact <= delta
-    below = gpu_rs.privacy_profile(n, 1, c.q - c.q_tol, backend="numpy").delta(eps)
+    below = gpu_rs.privacy_profile(n, 1, c.q - c.q_tol, scope="homogeneous", backend="numpy").delta(eps)
     assert below.upper > delta  # q - q_tol does not certify
     assert json.loads(json.dumps(gpu_rs.common.serialize.plain(c.to_dict())))["q"] == c.q
 
@@ -151,7 +151,7 @@ def test_calibrate_to_delta_input_and_cli(capsys):
         gpu_rs.calibrate(100, 1, 0.5, 1e-3, delta=1e-6)
     with pytest.raises(ValueError, match="delta"):
         gpu_rs.calibrate(100, 1, 0.5, delta=1.5)
-    args = ["calibrate", "--n", "1000", "--bits", "1", "--eps", "0.5", "--delta", "1e-6", "--quiet"]
+    args = ["calibrate", "--n", "1000", "--bits", "1", "--eps", "0.5", "--delta", "1e-6", "--quiet", "--scope", "homogeneous"]
     assert cli_main(args) == 0
     assert "certified delta(0.5) <=" in capsys.readouterr().out
     assert cli_main([*args, "--eta", "1e-3"]) == 2
@@ -165,7 +165,7 @@ def test_generic_bounds_never_below_the_certified_profile(n, bits, eps0):
 
     q = 1.0 / (1.0 + math.exp(eps0 / bits))
     assert math.isclose(local_epsilon(bits, q), eps0, rel_tol=1e-12)
-    e = gpu_rs.privacy_profile(n, bits, q, rel_width=1e-2, backend="numpy").epsilon(1e-6, eps_tol=1e-2)
+    e = gpu_rs.privacy_profile(n, bits, q, rel_width=1e-2, scope="homogeneous", backend="numpy").epsilon(1e-6, eps_tol=1e-2)
     assert closed_form_epsilon(n, eps0, 1e-6) >= e.lower
     assert numerical_epsilon(n, eps0, 1e-6) >= e.lower
 
@@ -173,7 +173,7 @@ def test_generic_bounds_never_below_the_certified_profile(n, bits, eps0):
 def test_sufficient_dp_and_delta_relations():
     # in each order: delta(eps) <= P[R > e^eps], and P[R > e^eps'] <= delta(eps) / (1 - e^(eps - eps'))
     n, bits, q, eps, eps2 = 2000, 2, 0.1, 0.3, 0.6
-    p = gpu_rs.privacy_profile(n, bits, q, backend="numpy")
+    p = gpu_rs.privacy_profile(n, bits, q, scope="homogeneous", backend="numpy")
     d, d2 = p.delta(eps), p.delta(eps2)
     t = {x.pair: x for x in gpu_rs.tail(n, bits, q, eps, backend="numpy").pairs}
     t2 = {x.pair: x for x in gpu_rs.tail(n, bits, q, eps2, backend="numpy").pairs}

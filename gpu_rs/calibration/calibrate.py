@@ -34,7 +34,7 @@ def calibrate(
     *,
     delta: float | None = None,
     ratio: float | None = None,
-    scope: str = "homogeneous",
+    scope: str = "all",
     k: int = 1,
     q_tol: float = 1e-6,
     rel_width: float = 1e-3,

@@ -45,6 +45,9 @@ def support(law: SumLaw, cut: Cut, target: float, max_terms: int, xp: Any) -> Bo
         return Bounds.point(0.0)
     if always:
         return Bounds.point(1.0)
+    if law.max == law.min:
+        # A constant sum within rounding of the threshold (an exact tie): undecidable in floats.
+        return Bounds.make(0.0, 1.0, ErrorBudget(roundoff=1.0), "support")
     return None
 
 

@@ -27,7 +27,7 @@ from gpu_rs.common.errors import MemoryBudgetError
 from gpu_rs.common.floats import EXP_LIMIT, FLOOR
 from gpu_rs.engine import chernoff, crossing, dispatch
 from gpu_rs.engine.bounds import Bounds, ErrorBudget
-from gpu_rs.engine.crossing import Query
+from gpu_rs.engine.crossing import Crossing, Query
 from gpu_rs.engine.fourier import FIRST_TERMS, workspace_bytes
 
 REFINEMENTS = 3
@@ -68,16 +68,20 @@ def plan_terms(max_terms: int, free_bytes: int, max_memory: int | None) -> int:
 
 def tail_bounds(query: Query, plan: Plan, xp: Any) -> Bounds:
     """Certified bounds on ``query``'s probability (see the module docstring for the stages)."""
-    cross = crossing.split(query)
+    return crossed_bounds(crossing.split(query), plan, xp)
+
+
+def crossed_bounds(cross: Crossing, plan: Plan, xp: Any) -> Bounds:
+    """Stages 3 to 5 for a problem whose deciding atoms are already split off (any source of laws)."""
     if cross.law is None:
         # Every record crosses: the tail is 1 (upper) or 0 (lower), up to the set-aside atoms.
-        return cross.combine(Bounds.point(0.0 if query.upper else 1.0, "crossing"))
+        return cross.combine(Bounds.point(0.0 if cross.upper else 1.0, "crossing"))
     k_lo, k_hi = cross.keep
     if math.log(k_hi) < -EXP_LIMIT:
         # P[A] is below 1e-304: bracket the answer without solving for Y.
         return cross.combine(Bounds.make(0.0, 1.0, ErrorBudget(truncation=1.0), "crossing"))
     law, cut = cross.law, cross.cut
-    if query.upper:
+    if cross.upper:
         guess = 1.0 - k_lo + k_hi * chernoff.upper_tail(law, cut.lo)
     else:
         guess = k_hi * chernoff.lower_tail(law, cut.hi)

@@ -23,6 +23,8 @@ from gpu_rs.engine.crossing import Query
 from gpu_rs.engine.pipeline import Plan, tail_bounds
 from gpu_rs.pairs import clones
 from gpu_rs.pairs.backgrounds import WorstBackground
+from gpu_rs.pairs.family import Member
+from gpu_rs.pairs.family_search import family_max
 from gpu_rs.pairs.results import PairBound
 
 GUARANTEES = {
@@ -32,7 +34,7 @@ GUARANTEES = {
     "see docs/worst-case.md",
     "all": "proven for every neighbouring collection",
     "all-bound": "proven upper bound for every neighbouring collection (clone reduction, docs/worst-case.md); "
-    "lower end from the homogeneous pair",
+    "lower end: the largest tail found over the homogeneous backgrounds (pairs[0] names it)",
 }
 """What a result covers, in words: one sentence per scope (``"all-bound"``: where ``all`` is a bound)."""
 
@@ -99,11 +101,15 @@ def larger(a: Bounds, b: Bounds) -> Bounds:
 
 @dataclass(frozen=True)
 class Scoped:
-    """A scope's answer: the bounds, the pairs computed on the way, and the worst pair."""
+    """A scope's answer: the bounds, the pairs computed on the way, and the worst pair.
+
+    ``exact_all`` says whether a ``scope="all"`` answer is the exact maximum (one bit) or a bound.
+    """
 
     bounds: Bounds
     pairs: tuple[PairBound, ...]
     worst: str
+    exact_all: bool = False
 
 
 def _pair(name: str, b: Bounds) -> PairBound:
@@ -143,17 +149,21 @@ def answer(scope: str, prob: Problem, inclusive: bool, plan: Plan, xp: object) -
     if scope == "homogeneous":
         return homogeneous(prob, inclusive, plan, xp)
     if prob.bits == 1:
-        return every_background(prob, inclusive, plan)
+        return every_background(prob, inclusive, plan, xp)
     return proven_all(prob, inclusive, plan, xp)
 
 
-def every_background(prob: Problem, inclusive: bool, plan: Plan) -> Scoped:
+def every_background(prob: Problem, inclusive: bool, plan: Plan, xp: object) -> Scoped:
     """``scope="all"`` for one bit: the certified maximum over every background (:mod:`gpu_rs.pairs.backgrounds`)."""
     seconds = estimate_seconds(prob.n, prob.q)
     if seconds > MAX_SECONDS:
-        raise TimeBudgetError(
-            f"scope='all' with bits=1 would take about {seconds / 60:.0f} min at n={prob.n} (at most "
-            f"{MAX_SECONDS / 60:.0f} min is started): use scope='homogeneous', or a smaller n"
+        return proven_all(
+            prob,
+            inclusive,
+            plan,
+            xp,
+            note=f"the exact search over every background would take about {seconds / 60:.0f} min "
+            f"(at most {MAX_SECONDS / 60:.0f} min is started)",
         )
     search = WorstBackground(prob.n, prob.q, prob.ratio, inclusive)
     search.evaluate(0)
@@ -171,25 +181,46 @@ def every_background(prob: Problem, inclusive: bool, plan: Plan) -> Scoped:
     pairs = [_pair(name, Bounds(best.lower, best.upper, ErrorBudget(), "backgrounds"))]
     for a, label in ((prob.n - 1, "forward"), (0, "reverse")):
         pairs.append(PairBound(label, search.evaluated[a].lower, search.evaluated[a].upper, "backgrounds"))
-    return Scoped(bounds, tuple(pairs), name)
+    return Scoped(bounds, tuple(pairs), name, exact_all=True)
 
 
-def proven_all(prob: Problem, inclusive: bool, plan: Plan, xp: object) -> Scoped:
-    """``scope="all"`` for more than one bit: ``[max of both orders' lower bounds, the clone bound]``.
+def proven_all(prob: Problem, inclusive: bool, plan: Plan, xp: object, note: str = "") -> Scoped:
+    """``scope="all"`` as a bound: ``[the largest homogeneous background's tail, the clone bound]``.
 
-    The lower end is a certified tail of one pair, so it bounds the supremum from below;
-    the upper end is the proven bound of :mod:`gpu_rs.pairs.clones`. Their gap is relaxation.
+    The lower end is a certified tail of one pair (the best member of the family of
+    :mod:`gpu_rs.pairs.family`, or the seed's pair where that search would not fit its time
+    budget), so it bounds the supremum from below; the upper end is the proven bound of
+    :mod:`gpu_rs.pairs.clones`. Their gap is relaxation. ``pairs`` holds three entries: the best
+    pair known (named), then the seed's pair in both orders.
     """
     both = homogeneous(prob, inclusive, plan, xp)
+    fwd, rev = both.pairs
+    top = fwd if fwd.lower >= rev.lower else rev
+    best = PairBound(f"the seed's pair, {top.pair} order", top.lower, top.upper, top.method)
+    try:
+        known = {
+            Member(prob.bits, prob.bits, 0, 0): Bounds(fwd.lower, fwd.upper, ErrorBudget(), fwd.method),
+            Member(prob.bits, prob.bits, prob.bits, 0): Bounds(rev.lower, rev.upper, ErrorBudget(), rev.method),
+        }
+        found = family_max(prob, inclusive, plan, xp, known)
+        family_note = f"{found.evaluated} of {found.members} homogeneous backgrounds evaluated"
+        if found.upper is not None:
+            family_note += f", every one's tail <= {found.upper:.6g}"
+        if found.bounds.lower > best.lower:
+            best = PairBound(found.best.describe(prob.n), found.bounds.lower, found.bounds.upper, found.bounds.method)
+    except TimeBudgetError as err:
+        family_note = f"homogeneous backgrounds not searched: {err}"
     bound, eps_step, d = clones.tail_upper(prob.n, prob.bits, prob.q, prob.eps)
     upper = min(1.0, bound)
-    lower = max(p.lower for p in both.pairs)
+    lower = best.lower
     if upper < lower:
         raise RuntimeError(f"the clone bound {upper!r} is below a certified pair's tail {lower!r}: a bug")
-    budget = both.bounds.budget.add(relaxation=max(0.0, upper - both.bounds.upper))
-    bounds = Bounds.make(lower, upper, budget, "clones", both.bounds.terms, both.bounds.memory, shrunk=True)
-    note = (
-        f"proven bound: clone reduction at Hamming distance d={d} with the step from delta at "
-        f"eps={eps_step:.4g}; lower end: the {both.worst} order of the homogeneous pair"
+    budget = ErrorBudget(relaxation=upper - lower)
+    bounds = Bounds.make(lower, upper, budget, "clones", both.bounds.terms, both.bounds.memory)
+    text = (
+        f"upper end proven: clone reduction at Hamming distance d={d} with the step from delta at "
+        f"eps={eps_step:.4g}; lower end, the best pair known: {best.pair} ({family_note})"
     )
-    return Scoped(bounds, both.pairs, note)
+    if note:
+        text += f"; {note}"
+    return Scoped(bounds, (best, fwd, rev), text)

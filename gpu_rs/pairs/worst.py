@@ -20,7 +20,7 @@ from gpu_rs.pairs.exact import MAX_SECONDS, bit_string, interval, split, thresho
 from gpu_rs.pairs.histograms import SECONDS_PER_TERM, Histograms, count_histograms
 from gpu_rs.pairs.results import PairRecord, PairSearch
 
-MAX_BITS = 3
+MAX_BITS = 4
 """Largest ``bits`` the search enumerates (``2^L`` report values per user)."""
 SECONDS_PER_SPLIT = 1e-6
 """Measured cost of comparing one histogram's ratio with the threshold."""

@@ -130,7 +130,7 @@ def privacy_profile(
     bits: int,
     q: float,
     *,
-    scope: str = "homogeneous",
+    scope: str = "all",
     k: int = 1,
     rel_width: float = 1e-3,
     abs_width: float = 1e-12,
