@@ -9,7 +9,7 @@ from typing import Any
 from gpu_rs.calibration.results import ProfileCalibration
 from gpu_rs.calibration.search import Queries, smallest_q
 from gpu_rs.common.provenance import provenance
-from gpu_rs.pairs.scopes import guarantee
+from gpu_rs.pairs.guarantees import guarantee
 from gpu_rs.quantities.closed_forms import local_dp_q, precision_sigma
 from gpu_rs.quantities.profile import privacy_profile
 from gpu_rs.quantities.profile_results import DeltaBound
@@ -51,7 +51,7 @@ def calibrate_delta(
         delta=delta,
         q=hi,
         scope=scope,
-        guarantee=guarantee(scope, exact_all=False),
+        guarantee=guarantee(scope, exact_all=bits == 1, quantity="delta"),
         at_q=final,
         q_tol=q_tol,
         steps=query.steps,

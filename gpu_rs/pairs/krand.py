@@ -202,14 +202,6 @@ def reverse(prob: Problem, k: int, inclusive: bool, plan: Plan, xp: object) -> B
     return combine(best, low, "k-maclaurin")
 
 
-GUARANTEES = {
-    "forward": "the seed's pair with k reports per user (SPEC §1.3), S ~ A(D_m^k) only; certified by "
-    "Maclaurin/Bonferroni inequalities (docs/k-randomization.md §5); not a guarantee for other pairs",
-    "homogeneous": "both orders of the seed's pair with k reports per user (SPEC §1.3), certified by "
-    "Maclaurin/Bonferroni inequalities (docs/k-randomization.md §5); not a guarantee for other pairs",
-}
-
-
 def pair_bound(name: str, b: Bounds) -> PairBound:
     return PairBound(name, float(b.lower), float(b.upper), b.method)
 

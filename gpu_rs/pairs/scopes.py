@@ -21,28 +21,11 @@ from gpu_rs.engine.atoms import ONE, ZERO
 from gpu_rs.engine.bounds import Bounds, ErrorBudget
 from gpu_rs.engine.crossing import Query
 from gpu_rs.engine.pipeline import Plan, tail_bounds
-from gpu_rs.pairs import clones
+from gpu_rs.pairs import clones, reduction
 from gpu_rs.pairs.backgrounds import WorstBackground
 from gpu_rs.pairs.family import Member
 from gpu_rs.pairs.family_search import family_max
 from gpu_rs.pairs.results import PairBound
-
-GUARANTEES = {
-    "forward": "the pair of seed 003 §1.2 in the seed's order only (N − 1 zero vectors and one all-ones "
-    "vector, S ~ A(D_m)); the seed's conjecture that it is the worst pair fails in general: see docs/worst-case.md",
-    "homogeneous": "both orders of the homogeneous pair of seed 003 §1.2, a conjecture that fails in general: "
-    "see docs/worst-case.md",
-    "all": "proven for every neighbouring collection",
-    "all-bound": "proven upper bound for every neighbouring collection (clone reduction, docs/worst-case.md); "
-    "lower end: the largest tail found over the homogeneous backgrounds (pairs[0] names it)",
-}
-"""What a result covers, in words: one sentence per scope (``"all-bound"``: where ``all`` is a bound)."""
-
-
-def guarantee(scope: str, *, exact_all: bool) -> str:
-    """The guarantee sentence of ``scope``; ``exact_all`` says whether ``all`` is the exact maximum."""
-    return GUARANTEES["all-bound" if scope == "all" and not exact_all else scope]
-
 
 SECONDS_PER_BACKGROUND = 1.2e-7
 """Cost of evaluating one background for ``scope="all"`` at one bit, per unit of ``sqrt(N p q)``
@@ -189,9 +172,10 @@ def proven_all(prob: Problem, inclusive: bool, plan: Plan, xp: object, note: str
 
     The lower end is a certified tail of one pair (the best member of the family of
     :mod:`gpu_rs.pairs.family`, or the seed's pair where that search would not fit its time
-    budget), so it bounds the supremum from below; the upper end is the proven bound of
-    :mod:`gpu_rs.pairs.clones`. Their gap is relaxation. ``pairs`` holds three entries: the best
-    pair known (named), then the seed's pair in both orders.
+    budget), so it bounds the supremum from below; the upper end is the graded clone bound of
+    :mod:`gpu_rs.pairs.reduction` (never above the collapsed clone bound of :mod:`gpu_rs.pairs.clones`;
+    its slower graded blanket is left to that module's callers). Their gap is relaxation. ``pairs``
+    holds three entries: the best pair known (named), then the seed's pair in both orders.
     """
     both = homogeneous(prob, inclusive, plan, xp)
     fwd, rev = both.pairs
@@ -210,15 +194,15 @@ def proven_all(prob: Problem, inclusive: bool, plan: Plan, xp: object, note: str
             best = PairBound(found.best.describe(prob.n), found.bounds.lower, found.bounds.upper, found.bounds.method)
     except TimeBudgetError as err:
         family_note = f"homogeneous backgrounds not searched: {err}"
-    bound, eps_step, d = clones.tail_upper(prob.n, prob.bits, prob.q, prob.eps)
+    bound, eps_step, d = reduction.tail_upper(prob.n, prob.bits, prob.q, prob.eps, blankets=False)
     upper = min(1.0, bound)
     lower = best.lower
     if upper < lower:
-        raise RuntimeError(f"the clone bound {upper!r} is below a certified pair's tail {lower!r}: a bug")
+        raise RuntimeError(f"the proven bound {upper!r} is below a certified pair's tail {lower!r}: a bug")
     budget = ErrorBudget(relaxation=upper - lower)
-    bounds = Bounds.make(lower, upper, budget, "clones", both.bounds.terms, both.bounds.memory)
+    bounds = Bounds.make(lower, upper, budget, "graded clones", both.bounds.terms, both.bounds.memory)
     text = (
-        f"upper end proven: clone reduction at Hamming distance d={d} with the step from delta at "
+        f"upper end proven: graded clone reduction at Hamming distance d={d} with the step from delta at "
         f"eps={eps_step:.4g}; lower end, the best pair known: {best.pair} ({family_note})"
     )
     if note:

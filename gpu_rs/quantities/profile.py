@@ -13,7 +13,7 @@ from gpu_rs.common.provenance import provenance
 from gpu_rs.common.serialize import ToDict
 from gpu_rs.common.validation import MAX_EPS, Problem, check_int, check_k_one, check_open, check_scope
 from gpu_rs.engine.pipeline import Plan, plan_terms
-from gpu_rs.pairs.scopes import guarantee
+from gpu_rs.pairs.guarantees import guarantee
 from gpu_rs.quantities.profile_export import to_dp_accounting
 from gpu_rs.quantities.profile_orders import Order, Profile
 from gpu_rs.quantities.profile_results import DeltaBound
@@ -188,7 +188,7 @@ def privacy_profile(
         prob.bits,
         prob.q,
         scope,
-        guarantee(scope, exact_all=prob.bits == 1),
+        guarantee(scope, exact_all=prob.bits == 1, quantity="delta"),
         rel_width,
         be.name,
         provenance(arguments, be.name),

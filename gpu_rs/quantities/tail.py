@@ -20,6 +20,7 @@ from gpu_rs.common.validation import (
 from gpu_rs.engine.fourier import FIRST_TERMS
 from gpu_rs.engine.pipeline import Plan, plan_terms
 from gpu_rs.pairs import krand, scopes
+from gpu_rs.pairs.guarantees import guarantee
 from gpu_rs.quantities.results import TailBound
 
 DEFAULT_MAX_TERMS = 1 << 24
@@ -114,7 +115,7 @@ def tail(
         estimate=0.5 * (b.lower + b.upper),
         upper=b.upper,
         scope=scope,
-        guarantee=krand.GUARANTEES[scope] if k > 1 else scopes.guarantee(scope, exact_all=found.exact_all),
+        guarantee=guarantee(scope, exact_all=found.exact_all, quantity="krand" if k > 1 else "tail"),
         k=k,
         pairs=found.pairs,
         worst=found.worst,
