@@ -22,25 +22,36 @@ this list (``tests/test_architecture.py`` checks it). Read the first file named 
     dispatch → combination. ``bounds.py`` holds the one result value (``Bounds`` and its
     ``ErrorBudget``) and every rule that combines them; ``dispatch.py`` the ordered table
     of methods (``chernoff.py``, ``lattice.py``, ``enumeration.py``, ``conditioning.py``,
-    ``fourier.py`` with ``charfn.py``, ``majorants.py``, ``phase.py``).
+    ``nearlattice.py``, ``fourier.py`` with ``charfn.py``, ``majorants.py``, ``phase.py``);
+    ``precise.py`` decides thresholds beyond float precision. ``curve.py`` certifies a whole
+    curve at once (the survival function and its hinges at many thresholds, with
+    ``curve_sums.py`` and ``curve_heavy.py``).
 ``pairs/``
     Neighbouring collections turned into engine queries. **``scopes.py`` first**
-    (forward, homogeneous, all); ``backgrounds.py`` (every background for one bit),
-    ``clones.py`` (the bound proven for every pair), ``exact.py`` and ``worst.py``
-    (exact rational tails of small pairs, and the worst pair of a small population).
+    (forward, homogeneous, all) and ``guarantees.py`` (what each covers, in words);
+    ``backgrounds.py`` and ``background_delta.py`` (every background for one bit),
+    ``family.py`` and ``family_search.py`` (every homogeneous background for several bits),
+    ``clones.py``, ``reduction.py`` and ``blanket.py`` (the bounds proven for every pair),
+    ``krand.py`` (k reports per user), ``exact.py`` and ``worst.py`` (exact rational tails of
+    small pairs, and the worst pair of a small population).
 ``quantities/``
-    What users ask for. **``tail.py`` first**; ``profile.py`` (``δ(ε)``, ``ε(δ)``),
-    ``distribution.py``, ``closed_forms.py`` (the seed's moments and 3σ rule),
-    ``krand_moments.py`` (exact moments for k reports per user), result types beside them.
+    What users ask for. **``tail.py`` first**; ``background.py`` (one homogeneous
+    background), ``profile.py`` (``δ(ε)``, ``ε(δ)``, with ``profile_orders.py`` and its
+    routes, and ``profile_export.py`` to dp_accounting), ``distribution.py``,
+    ``closed_forms.py`` (the seed's moments and 3σ rule), ``krand_moments.py`` (exact
+    moments for k reports per user), result types beside them.
 ``calibration/``
-    The search for ``q``. **``calibrate.py`` first**; ``search.py`` (the search shared by
-    both targets), ``profile_target.py`` (calibration to ``δ``), ``results.py``.
+    The search for ``q``. **``calibrate.py`` first**; ``search.py`` and ``queries.py`` (the
+    search shared by both targets), ``profile_target.py`` (calibration to ``δ``),
+    ``table.py`` and ``table_file.py`` (one calibration per row of a grid, resumable),
+    ``results.py``.
 ``cli/``
     The ``gpu-rs`` program: ``main.py`` first, one module per subcommand,
     ``arguments.py``, ``output.py``, ``progress.py``, ``doctor.py``.
 ``reference/``
     Code kept only for comparison and tests, never imported by the product: the generic
-    shuffle bounds, the exact one-bit profile, the seed's k-randomization rule.
+    shuffle bounds (FMT, variation-ratio, blanket), dp_accounting on the exact one-bit pmf,
+    the exact one-bit profile, the seed's k-randomization rule.
 
 The names below are loaded on first use, so ``gpu-rs --version`` starts without the engine.
 """
