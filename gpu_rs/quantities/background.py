@@ -5,16 +5,14 @@ from __future__ import annotations
 import time
 
 from gpu_rs.common.backend import get_backend
-from gpu_rs.common.provenance import provenance
 from gpu_rs.common.validation import Problem, check_closed_open, check_int, check_open, resolve_eps
 from gpu_rs.engine.fourier import FIRST_TERMS
 from gpu_rs.engine.pipeline import Plan, plan_terms
 from gpu_rs.pairs import family, scopes
+from gpu_rs.pairs.guarantees import guarantee
 from gpu_rs.pairs.results import PairBound
 from gpu_rs.quantities.results import TailBound
-from gpu_rs.quantities.tail import DEFAULT_MAX_TERMS
-
-GUARANTEE = "one homogeneous background only (n − 1 users at `background`, one user changing), both orders"
+from gpu_rs.quantities.tail import DEFAULT_MAX_TERMS, certified
 
 
 def background_tail(
@@ -80,28 +78,18 @@ def background_tail(
         PairBound(f"forward: S drawn with the user at {xm}", fwd.lower, fwd.upper, fwd.method),
         PairBound(f"reverse: S drawn with the user at {x}", rev.lower, rev.upper, rev.method),
     )
-    return TailBound(
-        n=prob.n,
-        bits=prob.bits,
-        q=prob.q,
-        eps=prob.eps,
-        lower=b.lower,
-        estimate=0.5 * (b.lower + b.upper),
-        upper=b.upper,
+    worst = pairs[0].pair if fwd.upper >= rev.upper else pairs[1].pair
+    return certified(
+        b,
+        prob,
+        plan,
+        be,
+        start,
+        arguments,
         scope="background",
-        guarantee=GUARANTEE,
+        guarantee=guarantee("background", exact_all=False),
         k=1,
         pairs=pairs,
-        worst=pairs[0].pair if fwd.upper >= rev.upper else pairs[1].pair,
+        worst=worst,
         inclusive=inclusive,
-        rel_width=rel_width,
-        abs_width=abs_width,
-        met=plan.met(b),
-        method=b.method,
-        backend=be.name,
-        grid_points=b.terms,
-        memory_bytes=b.memory,
-        seconds=time.perf_counter() - start,
-        budget=b.budget,
-        provenance=provenance(arguments, be.name),
     )

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
-from gpu_rs.common.backend import get_backend
+from gpu_rs.common.backend import Backend, get_backend
 from gpu_rs.common.provenance import provenance
 from gpu_rs.common.validation import (
     Problem,
@@ -17,6 +18,7 @@ from gpu_rs.common.validation import (
     check_scope,
     resolve_eps,
 )
+from gpu_rs.engine.bounds import Bounds
 from gpu_rs.engine.fourier import FIRST_TERMS
 from gpu_rs.engine.pipeline import Plan, plan_terms
 from gpu_rs.pairs import krand, scopes
@@ -106,6 +108,31 @@ def tail(
     else:
         found = scopes.answer(scope, prob, inclusive, plan, be.xp)
     b = found.bounds
+    return certified(
+        b,
+        prob,
+        plan,
+        be,
+        start,
+        arguments,
+        scope=scope,
+        guarantee=guarantee(scope, exact_all=found.exact_all, quantity="krand" if k > 1 else "tail"),
+        k=k,
+        pairs=found.pairs,
+        worst=found.worst,
+        inclusive=inclusive,
+    )
+
+
+def certified(
+    b: Bounds, prob: Problem, plan: Plan, be: Backend, start: float, arguments: dict[str, Any], **about: Any
+) -> TailBound:
+    """The :class:`TailBound` of engine bounds ``b`` on ``prob``'s tail, asked with ``plan`` on backend ``be``.
+
+    ``start`` is when the call began and ``arguments`` what it was given (for provenance);
+    ``about`` says what the bound covers: ``scope``, ``guarantee``, ``k``, ``pairs``, ``worst``
+    and ``inclusive``.
+    """
     return TailBound(
         n=prob.n,
         bits=prob.bits,
@@ -114,14 +141,8 @@ def tail(
         lower=b.lower,
         estimate=0.5 * (b.lower + b.upper),
         upper=b.upper,
-        scope=scope,
-        guarantee=guarantee(scope, exact_all=found.exact_all, quantity="krand" if k > 1 else "tail"),
-        k=k,
-        pairs=found.pairs,
-        worst=found.worst,
-        inclusive=inclusive,
-        rel_width=rel_width,
-        abs_width=abs_width,
+        rel_width=plan.rel_width,
+        abs_width=plan.abs_width,
         met=plan.met(b),
         method=b.method,
         backend=be.name,
@@ -130,4 +151,5 @@ def tail(
         seconds=time.perf_counter() - start,
         budget=b.budget,
         provenance=provenance(arguments, be.name),
+        **about,
     )
