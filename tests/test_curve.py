@@ -89,7 +89,7 @@ def test_hinge_curve_both_orders_against_enumeration(n, bits, q, eps):
 @pytest.mark.parametrize(("n", "q", "eps"), [(2000, 0.05, 1.2), (20000, 0.02, 1.0), (5000, 0.01, 3.5)])
 def test_small_delta_one_bit_relative_width(n, q, eps):
     # δ far below 1e-16 keeps relative width 1e-3 (no absolute floor): checked against exact sums
-    d = gpu_rs.privacy_profile(n, 1, q, backend="numpy").delta(eps)
+    d = gpu_rs.privacy_profile(n, 1, q, scope="homogeneous", backend="numpy").delta(eps)
     for name, forward in (("forward", True), ("reverse", False)):
         lo, hi = getattr(d, name)
         ex = delta_one_bit(n, q, eps, forward)
@@ -103,7 +103,7 @@ def test_small_delta_targets_1e30_1e100_1e250():
     # exact one-bit values at delta about 1e-30, 1e-100 and 1e-250
     cases = [(1000, 0.1, 1.5, 1e-33, 1e-28), (20000, 0.1, 0.5, 1e-120, 1e-95), (20000, 0.05, 1.6, 1e-275, 1e-225)]
     for n, q, eps, low, high in cases:
-        d = gpu_rs.privacy_profile(n, 1, q, backend="numpy").delta(eps)
+        d = gpu_rs.privacy_profile(n, 1, q, scope="homogeneous", backend="numpy").delta(eps)
         ex = max(delta_one_bit(n, q, eps, True), delta_one_bit(n, q, eps, False))
         assert d.lower <= ex[1] and ex[0] <= d.upper and d.upper - d.lower <= 1e-3 * d.lower
         assert low < d.lower < high
@@ -111,7 +111,7 @@ def test_small_delta_targets_1e30_1e100_1e250():
 
 @pytest.mark.parametrize(("n", "q", "eps"), [(300, 0.1, 1.0), (1000, 0.05, 1.5)])
 def test_two_bits_below_1e100_against_enumeration(n, q, eps):
-    d = gpu_rs.privacy_profile(n, 2, q, backend="numpy").delta(eps)
+    d = gpu_rs.privacy_profile(n, 2, q, scope="homogeneous", backend="numpy").delta(eps)
     e = Enumerated(n, 2, q)
     for name, forward in (("forward", True), ("reverse", False)):
         lo, hi = getattr(d, name)
@@ -122,7 +122,7 @@ def test_two_bits_below_1e100_against_enumeration(n, q, eps):
 
 @pytest.mark.parametrize(("n", "q", "delta"), [(1000, 0.1, 1e-6), (5000, 0.02, 1e-40)])
 def test_epsilon_brackets_exact_one_bit(n, q, delta):
-    e = gpu_rs.privacy_profile(n, 1, q, backend="numpy").epsilon(delta)
+    e = gpu_rs.privacy_profile(n, 1, q, scope="homogeneous", backend="numpy").epsilon(delta)
     exact = lambda eps: max(delta_one_bit(n, q, eps, True), delta_one_bit(n, q, eps, False))  # noqa: E731
     assert exact(e.upper)[1] <= delta
     assert e.lower == 0 or exact(e.lower)[0] > delta

@@ -77,7 +77,7 @@ ONE_RECORD = [
 def test_one_record_is_exact(bits, q, eps):
     """``n = 1``: each order is one record, summed exactly; the interval is a point up to round-off."""
     fwd, rev = single_forward(bits, q, eps), single_reverse(bits, q, eps)
-    b = gpu_rs.tail(1, bits, q, eps)
+    b = gpu_rs.tail(1, bits, q, eps, scope="homogeneous")
     truth = max(fwd, rev)
     _contains(b, truth, truth)
     assert b.upper - b.lower <= 1e-12 + 1e-9 * truth, b
