@@ -143,3 +143,16 @@ def test_chernoff_on_a_point_law_does_not_overflow():
     assert chernoff.lower_tail(law, -1e-300) == 0.0
     assert np.isfinite(chernoff.upper_tail(law, 0.0))
     assert Cut(0.0, 0.0).upper_at == 0.0
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+@pytest.mark.parametrize("n,eps", [(1, 1.0), (1000, 1.0), (2, 1e-12)])
+def test_default_scope_at_128_bits_warns_nothing(n, eps):
+    """The all-pairs bound's clone kernel ``2 / (1 + r^(2k − d))`` at ``r^128`` overflowed a double."""
+    b = gpu_rs.tail(n, 128, 1e-4, eps)
+    assert b.scope == "all"
+    assert 0.0 <= b.lower <= b.upper <= 1.0
+    # With q = 1e-4 the outlier's report keeps >= 65 of its 128 ones with probability > 0.99, and
+    # then its atom (p/q)^(2l - 128) >= 1e7 alone puts R = X/n far above e^eps: the seed's pair's
+    # tail, the lower end, is near 1.
+    assert b.lower >= 0.99

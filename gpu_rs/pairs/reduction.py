@@ -61,7 +61,7 @@ def kernels(q: float, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
     lr = log_r(q)
     p = 1.0 - q
     k = np.arange(d + 1)
-    a = 2.0 / (1.0 + np.exp((2 * k - d) * lr)) / GRID
+    a = 2.0 * np.exp(-np.logaddexp(0.0, (2 * k - d) * lr)) / GRID  # 2 / (1 + r^(2k-d)), no overflow
     up = np.ceil(a + SLACK).astype(np.int64)
     down = np.maximum(np.floor(a - SLACK), 0).astype(np.int64)
     comb = np.array([float(math.comb(d, int(j))) for j in k])
