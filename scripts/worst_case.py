@@ -320,7 +320,7 @@ on P[R ≥ e^ε] over every neighbouring pair, in both orders: the smaller of th
 (§8.1) and the graded blanket (§8.2), turned into a tail by §8.3. It assumes only the mechanism
 (each of the L bits flipped independently with probability q) and N users. The graded clone bound
 alone (`blankets=False`, under a second to a few seconds) is the upper end of `scope="all"`; the
-graded blanket takes 5–40 s and is not the default. Where they stand (§8.4):
+graded blanket takes 4–40 s and is not the default. Where they stand (§8.4):
 
 - the graded clone bound is 1.03 to 1.27 times below the clone bound of §4 at the seed's L = 5 settings,
   and near 1 at L ≥ 8 (0.86, 0.9993 and 0.9988 at L = 8, 16 and 40, N = 10⁷, λ = e²);
@@ -545,12 +545,20 @@ Tests (`tests/test_reduction.py`):
   by §8.3. That bound is at least the largest member's own tail at N = m* (§8.3 applied to the
   member itself), which `scope="all"` certifies: 0.52, 0.49 and 0.56 at the three L = 5 settings
   (m* = 33, 33 and 158), above the graded blanket's 0.23 and 0.45 at the first and third. At the
-  second (0.49 against 0.54) it is not ruled out, but the δ step can only add to 0.49, so it would
-  gain less than 10 %; we did not compute it. At L = 8, N = 10⁷ (m* = 39 064) the bound needs the
+  second (0.49 against 0.54) the δ step decides: for that member (32 users at 00111, the user
+  changing 00000 → 11000) the δ route over §8.3's 40 steps gives at least 0.61 (floats, every atom
+  rounded down on a lattice; `E_{M(y)}[A] = E_{M(y)}[B] = 1` checked), above 0.54. So the
+  pigeonhole bound beats the blanket at none of the three. At L = 8, N = 10⁷ (m* = 39 064) it needs the
   family's δ at N = 39 064 (the family's tail at N = 1000 is 0.91), and at L = 40, m* = 2.
-  Combining it with the blanket, so that the adversary must choose
-  between concentrating (a large group) and spreading (the blanket then holds the same users,
-  but the groups are small), is the natural next step; it is not done.
+  Combining it with the blanket, so that the adversary must choose between concentrating (a large
+  group) and spreading, is the natural next step; it is not done. A sketch: if every background
+  vector lies in a set S, every other user holds the common mass κ_S(z) = min_{y ∈ S} M(y)(z),
+  of total γ(S) ≥ (2q)^L, and §8.2's argument goes through with κ_S/γ(S) in place of the uniform
+  law (its h divides by it, and it is positive everywhere). A background on k vectors has a
+  group of at least ⌈(N − 1)/k⌉ users, so every pair has δ ≤ max_k min(labelled bound at
+  ⌈(N − 1)/k⌉ + 1 users, max_{|S| = k} blanket bound with κ_S). Whether it gains depends on how
+  fast γ(S) falls to (2q)^L as k grows (pairs of antipodal vectors give 1 − TV); the maximum over
+  sets S of size k is a combinatorial search we have not attempted.
 - **Conditioning on the unchanged bits** (the brief's first direction) does not help as stated.
   Revealing every user's U-report with its identity leaves, as competitors, only the users whose
   U-report *equals* the changing user's. Each other user is such a competitor with probability
@@ -590,7 +598,7 @@ FAMILY_READING = """\
 For L = 40 the family (11 480 members) is not searched by `scope="all"`: its screening is estimated at
 about 4 minutes (each member's Chernoff bound costs about 20 ms), over the 30 s allowed per tail query,
 so the lower end there is the seed's pair, and the answer says so. L ≤ 8 takes at most about 20 s at any
-N measured (N = 1000 to 10⁷). The graded blanket is not the default upper end because it takes 5–13 s per
+N measured (N = 1000 to 10⁷). The graded blanket is not the default upper end because it takes 4–13 s per
 tail at L = 5 and 25–40 s at L ≥ 8 (2 busy cores), and `calibrate` needs dozens of tails (§8.4).
 """
 HETEROGENEOUS_READING = """\
@@ -619,7 +627,7 @@ def section_family(out):
         "",
         "Two proven upper bounds over every pair sit beside the best pair known: the upper end of "
         '`scope="all"` (the graded clone bound, §8.1, under a second to a few seconds), and the finer '
-        "graded blanket of §8.2 (`reduction.tail_upper(n, bits, q, eps)`, 5–40 s, not the default). "
+        "graded blanket of §8.2 (`reduction.tail_upper(n, bits, q, eps)`, 4–40 s, not the default). "
         "The ratio columns divide each by the lower end of the best pair known.",
         "",
         "| N, L, q, λ | best homogeneous background (y; x → x′) | its tail | seed's pair (larger order) "
