@@ -207,3 +207,11 @@ def test_scope_all_epsilon_is_a_tight_root_of_each_end(n, bits, q, delta):
     # just above the lower end the certified lower δ is no longer above it
     assert p.delta(e.upper * (1 - 2e-4)).upper > delta
     assert p.delta(e.lower * (1 + 2e-4) + 1e-12).lower <= delta
+
+
+def test_max_queries_zero_returns_the_curve_as_it_is():
+    """``max_queries=0`` (the default) makes no tail query; ``met`` says whether the width was reached."""
+    p = gpu_rs.privacy_profile(2000, 3, 0.2, scope="homogeneous", rel_width=1e-3, backend="numpy")
+    for d in p.delta([0.2, 0.6, 1.2, 2.5]):
+        assert d.queries == 0
+        assert d.met == (d.upper - d.lower <= max(1e-12, 1e-3 * d.lower))
