@@ -41,6 +41,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 
 import gpu_rs  # noqa: E402
+from gpu_rs.common.errors import TimeBudgetError  # noqa: E402
 from gpu_rs.pairs.clones import delta_upper  # noqa: E402
 from gpu_rs.reference import generic_bounds as gb  # noqa: E402
 
@@ -70,7 +71,10 @@ def compute(method: str, n: int, bits: int, q: float, delta: float) -> dict[str,
     t0 = time.perf_counter()
     out: dict[str, Any] = {}
     if method in SLOW:
-        e = gpu_rs.privacy_profile(n, bits, q, scope=method, backend="numpy").epsilon(delta)
+        try:
+            e = gpu_rs.privacy_profile(n, bits, q, scope=method, backend="numpy").epsilon(delta)
+        except TimeBudgetError:  # refused up front, with an estimate of its time
+            return {"status": "refused up front", "seconds": time.perf_counter() - t0}
         out = {"value": e.upper, "lower": e.lower, "met": e.met}
     elif method == "clones":
         out = {"value": gb.epsilon_of(lambda eps: delta_upper(n, bits, q, eps)[0], eps0, delta)}
