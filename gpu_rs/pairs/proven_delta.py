@@ -6,16 +6,34 @@ per clone count already takes the smaller of the two. For each distance ``d`` of
 the graded bound is therefore at most the collapsed one, and the bound over every pair is the
 largest over ``d``. The graded bound costs a lattice convolution per ``d`` (shared by every
 ``ε``), so a distance whose collapsed bound is already below the running maximum at every
-``ε`` is skipped: its graded bound cannot raise the maximum.
+``ε`` is skipped (its graded bound cannot raise the maximum), and so is the graded bound
+where its lattice cannot reach the clone counts ``C`` takes (it would equal the collapsed one).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from gpu_rs.common.floats import UNIT
 from gpu_rs.engine.atoms import log_r
 from gpu_rs.pairs import clones, reduction
+
+SKIP_SIGMAS = 8.0
+"""The graded bound is skipped where its lattice stops this many standard deviations below ``C``'s mean."""
+
+
+def _graded_reaches(n: int, clone_prob: float, d: int) -> bool:
+    """Whether the graded lattice reaches clone counts holding more than about 1e-15 of ``C``'s mass.
+
+    Above its reach the graded bound charges each count the collapsed value, so where ``C``
+    lies (almost) entirely above it the graded bound is the collapsed one; skipping it there
+    only saves its convolutions (either bound is proven).
+    """
+    by_work = int(math.sqrt(reduction.WORK * reduction.GRID / (2.0 * (d + 1)))) + 1
+    mean = (n - 1) * clone_prob
+    return by_work >= mean - SKIP_SIGMAS * math.sqrt(mean * (1.0 - clone_prob)) - 1.0
 
 
 def delta_upper(n: int, bits: int, q: float, eps: np.ndarray) -> np.ndarray:
@@ -46,5 +64,10 @@ def delta_upper(n: int, bits: int, q: float, eps: np.ndarray) -> np.ndarray:
     for d in sorted(collapsed, key=lambda k: -float(collapsed[k].max())):
         if np.all(collapsed[d] <= best):
             continue  # the graded bound of d is at most its collapsed bound: it cannot raise the maximum
-        best = np.maximum(best, np.minimum(collapsed[d], reduction.delta_upper(n, bits, q, d, eps)))
+        if not _graded_reaches(n, clones.clone_probability(bits, q, d), d):
+            best = np.maximum(best, collapsed[d])  # valid, and what the graded bound would give
+            continue
+        raise_at = collapsed[d] > best  # only there can the graded bound raise the maximum
+        graded = reduction.delta_upper(n, bits, q, d, eps[raise_at])
+        best[raise_at] = np.maximum(best[raise_at], np.minimum(collapsed[d][raise_at], graded))
     return np.minimum(1.0, best)
