@@ -41,6 +41,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 
 import gpu_rs  # noqa: E402
+from gpu_rs.common.errors import TimeBudgetError  # noqa: E402
 from gpu_rs.pairs.clones import delta_upper  # noqa: E402
 from gpu_rs.reference import generic_bounds as gb  # noqa: E402
 
@@ -70,7 +71,10 @@ def compute(method: str, n: int, bits: int, q: float, delta: float) -> dict[str,
     t0 = time.perf_counter()
     out: dict[str, Any] = {}
     if method in SLOW:
-        e = gpu_rs.privacy_profile(n, bits, q, scope=method, backend="numpy").epsilon(delta)
+        try:
+            e = gpu_rs.privacy_profile(n, bits, q, scope=method, backend="numpy").epsilon(delta)
+        except TimeBudgetError:  # refused up front, with an estimate of its time
+            return {"status": "refused up front", "seconds": time.perf_counter() - t0}
         out = {"value": e.upper, "lower": e.lower, "met": e.met}
     elif method == "clones":
         out = {"value": gb.epsilon_of(lambda eps: delta_upper(n, bits, q, eps)[0], eps0, delta)}
@@ -168,7 +172,7 @@ def table(cache: dict[str, Any], delta: float, eps0: float) -> str:
             if method == "homogeneous":
                 cells.append(_cell(found, lambda f: f"[{f['lower']:.4g}, {f['value']:.4g}]"))
             elif method == "all":
-                cells.append(_cell(found, lambda f: f"{f['value']:.4g}" + ("" if f["met"] else " (bisection stopped)")))
+                cells.append(_cell(found, lambda f: f"{f['value']:.4g}"))
             else:
                 cells.append(_cell(found, lambda f: f"{f['value']:.4g}"))
         lines.append(f"| {bits} | {n:.0e} | {q:.4g} | {gb.local_epsilon(bits, q):.3g} | " + " | ".join(cells) + " |")
@@ -203,17 +207,16 @@ Machine and code: {machine()}.
 Each cell: ε(δ = {delta:g}) and its wall time. q is set so that one report's local
 privacy is ε₀ = L log(p/q) = {eps0:g}, plus the seed's two settings (last rows). gpu_rs cells ran
 under a time limit ({timeout:g} s unless the cell shows another): "timeout" means not finished in
-that time. The profile's speed-up (issue 19 item 1) is separate work; rerun the script with
-`--retry` to fill those cells.
+that time; rerun the script with `--retry` (and a larger `--timeout`) to fill those cells.
 
 - *gpu_rs homogeneous pair*: `privacy_profile(n, bits, q, scope="homogeneous").epsilon(δ)`, the
   certified interval for the seed's pair in both orders: a lower bound on the worst case only.
-- *gpu_rs clone bound*: the clone reduction specialised to bit flips (`gpu_rs.pairs.clones.delta_upper`,
-  every distance d of the change), proven for every pair on its own; `scope="all"` takes the
-  larger of it and the homogeneous pair's upper end.
-- *gpu_rs every pair*: the upper end with `scope="all"`, proven for every neighbouring pair
-  ("bisection stopped": `epsilon` stopped where the certified δ interval straddles δ, so the
-  upper end is the last point certified below δ, not the tightest).
+- *gpu_rs clone bound*: the collapsed clone reduction specialised to bit flips
+  (`gpu_rs.pairs.clones.delta_upper`, every distance d of the change), proven for every pair.
+- *gpu_rs every pair*: the upper end of `privacy_profile(..., scope="all").epsilon(δ)`, proven for
+  every neighbouring pair: for L = 1 the exact maximum over every background; for L ≥ 2 the root
+  of the graded clone bound (`gpu_rs.pairs.proven_delta`, never above the collapsed one) or of
+  the homogeneous pair's upper end, whichever is larger, found by the profile's root finder.
 - *FMT*: Feldman, McMillan, Talwar (FOCS 2021), closed form and numerical clone bound;
   *variation-ratio*: Wang et al. (PVLDB 2024), generic parameters, and with L-bit randomized
   response's own total variation β (`gpu_rs/reference/variation_ratio.py`); *blanket*: Balle, Bell,

@@ -81,7 +81,10 @@ def test_epsilon_of_delta_is_bracketed(n, q, delta):
         assert max(delta_one_bit(n, q, e.lower, True)[0], delta_one_bit(n, q, e.lower, False)[0]) > delta
 
 
-@pytest.mark.parametrize(("n", "bits", "q", "eps"), [(4, 2, 0.2, 0.3), (3, 3, 0.1, 1.0), (5, 1, 0.3, 0.2)])
+@pytest.mark.parametrize(
+    ("n", "bits", "q", "eps"),
+    [(4, 2, 0.2, 0.3), (3, 3, 0.1, 1.0), (5, 1, 0.3, 0.2), (6, 2, 0.15, 0.6), (5, 2, 0.3, 0.1), (3, 3, 0.25, 0.4)],
+)
 def test_scope_all_covers_every_pair(n, bits, q, eps):
     vectors = ["".join(v) for v in itertools.product("01", repeat=bits)]
     worst = 0.0
@@ -181,3 +184,34 @@ def test_sufficient_dp_and_delta_relations():
         assert getattr(d, name)[0] <= t[name].upper
         assert getattr(d2, name)[0] <= t2[name].upper
         assert t2[name].lower <= getattr(d, name)[1] / -math.expm1(eps - eps2)
+
+
+@pytest.mark.parametrize(("n", "bits", "q"), [(1000, 2, 0.1192), (50, 3, 0.2)])
+def test_scope_all_upper_end_is_the_graded_clone_bound(n, bits, q):
+    """The proven upper end is never above the collapsed clone bound, and below it somewhere."""
+    from gpu_rs.pairs import clones
+
+    found = gpu_rs.privacy_profile(n, bits, q, scope="all", backend="numpy").delta([0.2, 0.5, 1.0])
+    collapsed = [clones.delta_upper(n, bits, q, d.eps)[0] for d in found]
+    assert all(d.upper <= c * (1 + 1e-12) for d, c in zip(found, collapsed, strict=True))
+    assert any(d.upper < 0.9 * c for d, c in zip(found, collapsed, strict=True)), (found, collapsed)
+    assert all(math.isclose(d.budget.total, d.upper - d.lower, rel_tol=1e-9) for d in found)
+
+
+@pytest.mark.parametrize(("n", "bits", "q", "delta"), [(1000, 2, 0.1192, 1e-6), (2000, 1, 0.05, 1e-4)])
+def test_scope_all_epsilon_is_a_tight_root_of_each_end(n, bits, q, delta):
+    p = gpu_rs.privacy_profile(n, bits, q, scope="all", backend="numpy")
+    e = p.epsilon(delta, eps_tol=1e-4)
+    assert e.at_upper.upper <= delta and e.at_lower is not None and e.at_lower.lower > delta
+    # each end is a root to the tolerance: just below the upper end the proven δ is still above delta,
+    # just above the lower end the certified lower δ is no longer above it
+    assert p.delta(e.upper * (1 - 2e-4)).upper > delta
+    assert p.delta(e.lower * (1 + 2e-4) + 1e-12).lower <= delta
+
+
+def test_max_queries_zero_returns_the_curve_as_it_is():
+    """``max_queries=0`` (the default) makes no tail query; ``met`` says whether the width was reached."""
+    p = gpu_rs.privacy_profile(2000, 3, 0.2, scope="homogeneous", rel_width=1e-3, backend="numpy")
+    for d in p.delta([0.2, 0.6, 1.2, 2.5]):
+        assert d.queries == 0
+        assert d.met == (d.upper - d.lower <= max(1e-12, 1e-3 * d.lower))

@@ -95,3 +95,31 @@ def test_bad_arguments_name_the_argument():
         homogeneous.to_dp_accounting(points=1)
     with pytest.raises(ValueError, match="discretization"):
         homogeneous.to_dp_accounting(discretization=0.0)
+
+
+@pytest.fixture(scope="module", params=[(N, 1, Q), (300, 2, 0.2)], ids=["L=1", "L=2"])
+def exported_setting(request):
+    n, bits, q = request.param
+    profile = gpu_rs.privacy_profile(n, bits, q, scope="homogeneous", backend="numpy")
+    return profile, profile.to_dp_accounting()
+
+
+@pytest.mark.parametrize("delta", [1e-3, 1e-6, 1e-9, 1e-12])
+def test_exported_epsilon_is_never_below_the_certified_upper_epsilon(exported_setting, delta):
+    profile, pld = exported_setting
+    certified = profile.epsilon(delta, eps_tol=1e-8)  # the root of our certified upper δ, bracketed tightly
+    assert pld.get_epsilon_for_delta(delta) >= certified.upper, (pld.get_epsilon_for_delta(delta), certified)
+
+
+def test_exported_curves_are_above_the_certified_upper_curves_between_grid_points(exported_setting):
+    import numpy as np
+
+    profile, pld = exported_setting
+    grid = np.linspace(0.013, 1.3, 57)  # off the export's grid points
+    for d, remove, add in zip(
+        profile.delta(grid),
+        pld._pmf_remove.get_delta_for_epsilon(grid),
+        pld._pmf_add.get_delta_for_epsilon(grid),
+        strict=True,
+    ):
+        assert remove >= d.forward[1] and add >= d.reverse[1], (d, remove, add)

@@ -17,8 +17,8 @@ GUARANTEES = {
     ("delta", "homogeneous"): "the larger of both orders of the homogeneous pair of seed 003 §1.2, a conjecture "
     "that fails in general: see docs/worst-case.md",
     ("delta", "all"): "proven for every neighbouring collection",
-    ("delta", "all-bound"): "proven upper bound for every neighbouring collection (clone reduction, "
-    "docs/worst-case.md §4); lower end from the homogeneous pair",
+    ("delta", "all-bound"): "proven upper bound for every neighbouring collection (graded clone reduction, "
+    "docs/worst-case.md §4 and §8.1); lower end from the homogeneous pair",
     ("krand", "forward"): "the seed's pair with k reports per user (SPEC §1.3), S ~ A(D_m^k) only; certified by "
     "Maclaurin/Bonferroni inequalities (docs/k-randomization.md §5); not a guarantee for other pairs",
     ("krand", "homogeneous"): "both orders of the seed's pair with k reports per user (SPEC §1.3), certified by "

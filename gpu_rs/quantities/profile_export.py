@@ -8,7 +8,16 @@ pessimistic *connect-the-dots* pmf (Doroshenko, Ghazi, Kamath, Kumar and Manuran
 Algorithm 1: ``pld_pmf.create_pmf_pessimistic_connect_dots``) from *certified upper* values
 ``u_i >= δ(ε_i)`` on a grid of multiples of the discretization. The curve of that pmf is
 above the true ``δ`` at every real ``ε`` (docs/profile-export.md), so ``get_epsilon_for_delta``
-is never below the true ``ε(δ)`` and every composition it enters stays an upper bound:
+is never below the true ``ε(δ)`` and every composition it enters stays an upper bound.
+
+Each ``u_i`` is padded to ``(1 + w) u_i`` (``w`` the profile's ``rel_width``), so that the
+export is never below our certified *upper* ``δ`` either, between grid points too: where an
+evaluation meets its width, ``upper <= (1 + w) lower <= (1 + w) δ``, and the padded chord is
+``(1 + w)`` times a chord above the convex ``δ``. So ``get_epsilon_for_delta`` is at least
+the root ``inf{ε : our certified upper δ(ε) <= δ}``, which ``epsilon(δ).upper`` brackets from
+above (within ``eps_tol``). For ``scope="all"`` at several bits the upper end is the proven
+clone bound, not a convex curve met to the width, and only the first guarantee holds. Why the
+curve is above the true ``δ``:
 
 - ``δ`` is convex in ``λ = e^ε`` (a supremum of the affine maps ``P(S) − λ Q(S)``), and the
   pmf's curve is linear in ``λ`` between grid points and equal to ``u_i`` on them: a chord
@@ -128,6 +137,8 @@ def to_dp_accounting(
     steps = np.unique(np.ceil(np.linspace(eps_max / points, eps_max, points) / discretization).astype(np.int64))
     # a hair below each multiple: δ is nonincreasing, so the value there bounds δ at the multiple
     forward, reverse = _uppers(profile, steps * discretization * (1.0 - 4.0 * UNIT))
+    pad = (1.0 + profile.rel_width) * (1.0 + 8.0 * UNIT)  # above our upper δ between points (docstring)
+    forward, reverse = np.minimum(1.0, forward * pad), np.minimum(1.0, reverse * pad)
     remove = one_order(steps, discretization, forward, reverse)
     add = one_order(steps, discretization, reverse, forward)
     return PrivacyLossDistribution(

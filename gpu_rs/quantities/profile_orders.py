@@ -24,8 +24,8 @@ zero-vector atoms. So
 
 four certified tails, asked ever narrower while the difference is wider than asked (its
 cancellation costs relative accuracy). Where that does not reach the width, the integral
-above runs too and the two certified intervals are intersected. ``ε(δ)`` is bracketed by
-bisection on certified values of ``δ``, which is nonincreasing in ``ε``.
+above runs too and the two certified intervals are intersected. ``ε(δ)`` is bracketed by a root
+finder on certified values of ``δ``, which is nonincreasing in ``ε``.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from gpu_rs.engine.atoms import ONE, ZERO, log_r
 from gpu_rs.engine.bounds import ErrorBudget
 from gpu_rs.engine.crossing import Query
 from gpu_rs.engine.pipeline import Plan, tail_bounds
-from gpu_rs.pairs import background_delta, clones
+from gpu_rs.pairs import background_delta, proven_delta
 from gpu_rs.quantities.profile_curve import HingeCurve
 from gpu_rs.quantities.profile_enumeration import MAX_VECTORS, Enumerated, count_vectors
 from gpu_rs.quantities.profile_one_bit import delta_one_bit
@@ -55,6 +55,10 @@ FINEST = 2.0**-30
 """Intervals of the grid are not split below this length in ``log r``."""
 ROUND = 64 * UNIT
 """Relative rounding charged to each weighted sum."""
+ROOT_POINTS = 7
+"""Points evaluated inside each bracket per round of the ``ε(δ)`` root finder."""
+ROOT_ROUNDS = 12
+"""Rounds of the root finder: each narrows a bracket ``ROOT_POINTS + 1`` times (8¹² ≈ 7e10)."""
 
 
 @dataclass
@@ -186,13 +190,18 @@ class Profile:
             both = len(self.orders) > 1
             found = self.hinge.deltas(np.asarray(eps), self.rel_width / 4, self.abs_width / 4, both=both)
             first = {name: list(zip(*(map(float, a) for a in found[name]), strict=True)) for name in self.orders}
-        return [self._one(e, {name: first[name][i] for name in self.orders}) for i, e in enumerate(eps)]
+        proven: list[float | None] = [None] * len(eps)
+        if self.scope == "all" and self.bits > 1:  # proven for every pair (pairs/proven_delta.py)
+            positive = [e for e in eps if e > 0.0]
+            values = iter(proven_delta.delta_upper(self.n, self.bits, self.q, np.array(positive)) if positive else [])
+            proven = [float(next(values)) if e > 0.0 else 1.0 for e in eps]
+        return [self._one(e, {name: first[name][i] for name in self.orders}, proven[i]) for i, e in enumerate(eps)]
 
     def delta(self, eps: float) -> DeltaBound:
         """Certified ``δ(ε)`` for the scope."""
         return self.deltas([eps])[0]
 
-    def _one(self, eps: float, first: dict[str, tuple[float, float]]) -> DeltaBound:
+    def _one(self, eps: float, first: dict[str, tuple[float, float]], proven: float | None) -> DeltaBound:
         found = {}
         for name, order in self.orders.items():
             lo, hi = first[name]
@@ -214,9 +223,8 @@ class Profile:
             # every background, exactly (pairs/background_delta.py); it contains the homogeneous pair
             w_lo, w_hi, _ = background_delta.worst_delta(self.n, self.q, eps)
             lower, upper = max(lower, w_lo), max(w_hi, lower)
-        elif self.scope == "all":
-            # proven for every pair (clones.py); below the homogeneous pair's upper end only by rounding
-            proven = min(1.0, clones.delta_upper(self.n, self.bits, self.q, eps)[0]) if eps > 0 else 1.0
+        elif proven is not None:
+            # proven for every pair; below the homogeneous pair's upper end only by rounding
             relaxation = max(0.0, proven - upper)
             upper = max(upper, proven)
         budget = ErrorBudget(discretization=upper - lower - relaxation, relaxation=relaxation)
@@ -233,22 +241,34 @@ class Profile:
         )
 
     def epsilon(self, delta: float, eps_tol: float) -> EpsilonBound:
-        """Certified ``ε(δ)`` by bisection on ``δ``'s certified values."""
+        """Certified ``ε(δ)``: a root finder on the certified curve, each end bracketed on its own.
+
+        The upper end is the least point found where the certified upper ``δ`` is at most
+        ``delta`` (so ``ε(δ)`` is at most it), the lower end the largest point found where the
+        certified lower ``δ`` is above ``delta``. Each round evaluates :data:`ROOT_POINTS` points
+        inside both brackets in one batched call (one set of transforms), until each bracket is
+        narrower than ``eps_tol`` times the upper end; ``met`` says whether the interval is.
+        """
         top = max(order.top for order in self.orders.values())
-        lo, at_lo, hi = 0.0, None, min(1.0, top)
-        at_hi = self.delta(hi)
-        while at_hi.upper > delta and hi < top:  # double until δ(hi) <= delta is certified
-            lo, at_lo = (hi, at_hi) if at_hi.lower > delta else (lo, at_lo)
-            hi = min(2.0 * hi, top)
-            at_hi = self.delta(hi)
-        while hi - lo > eps_tol * max(hi, 1e-6):
-            mid = 0.5 * (lo + hi)
-            d = self.delta(mid)
-            if d.upper <= delta:
-                hi, at_hi = mid, d
-            elif d.lower > delta:
-                lo, at_lo = mid, d
-            else:  # delta lies inside d's interval: neither side is certified at mid
+        at_hi = self.delta(top)
+        hi, at_lo, lo = top, None, 0.0
+        u_lo, l_hi = 0.0, top  # upper δ above delta at u_lo (or u_lo = 0); lower δ at most delta at l_hi
+        for _ in range(ROOT_ROUNDS):
+            tol = eps_tol * max(hi, 1e-6)
+            brackets = [(a, b) for a, b in ((u_lo, hi), (lo, l_hi)) if b - a > tol]
+            if not brackets:
                 break
+            grid = sorted({a + (b - a) * j / (ROOT_POINTS + 1) for a, b in brackets for j in range(1, ROOT_POINTS + 1)})
+            found = self.deltas([e for e in grid if e > 0.0])
+            for d in found:
+                if d.upper <= delta and d.eps < hi:
+                    hi, at_hi = d.eps, d
+                elif d.upper > delta:
+                    u_lo = max(u_lo, d.eps)
+                if d.lower > delta and d.eps > lo:
+                    lo, at_lo = d.eps, d
+                elif d.lower <= delta:
+                    l_hi = min(l_hi, d.eps)
+            u_lo, l_hi = min(u_lo, hi), max(l_hi, lo)
         met = hi - lo <= eps_tol * max(hi, 1e-6)
         return EpsilonBound(delta, lo, 0.5 * (lo + hi), hi, at_hi, at_lo, met)
