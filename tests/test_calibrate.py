@@ -336,6 +336,33 @@ def test_reachable_when_eta_above_the_floor(gpu_rs):
     assert c.tail.upper <= 0.3
 
 
+@pytest.mark.parametrize("target", [dict(eta=1e-3), dict(delta=1e-3)])
+def test_time_limit_stops_with_an_estimate(gpu_rs, target):
+    """A calibration predicted past ``max_seconds`` stops after the query that shows it, with the estimate."""
+    calls = []
+    with pytest.raises(gpu_rs.TimeBudgetError, match=r"about [0-9.e+-]+ s in all \(limit max_seconds=1e-06\)"):
+        gpu_rs.calibrate(1000, 1, 1.0, scope="homogeneous", max_seconds=1e-6, progress=calls.append, **target)
+    assert len(calls) == 1
+
+
+@pytest.mark.slow
+def test_tiny_eta_is_refused_not_run_for_minutes(gpu_rs):
+    """issue 22 item 4: ``eta = 1e-30`` at n = 1e4, L = 5 used to run minutes silently (6-19 s per query);
+    the default limit (300 s) stops it with an estimate after the first slow queries."""
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(gpu_rs.TimeBudgetError, match=r"about [0-9.e+-]+ s in all"):
+        gpu_rs.calibrate(10**4, 5, 1.0, 1e-30, scope="homogeneous")
+    assert time.perf_counter() - start < 300
+
+
+@pytest.mark.parametrize("max_seconds", [0.0, -1.0, float("nan"), "10"])
+def test_bad_max_seconds(gpu_rs, max_seconds):
+    with pytest.raises(ValueError, match="max_seconds"):
+        gpu_rs.calibrate(1000, 5, 1.0, 1e-3, scope="homogeneous", max_seconds=max_seconds)
+
+
 @pytest.mark.parametrize("eta", [0.0, 1.0, -0.1, 1.5, float("nan"), float("inf"), None, "0.1", True])
 def test_bad_eta(gpu_rs, eta):
     with pytest.raises(ValueError, match="eta"):
