@@ -87,7 +87,8 @@ def main() -> None:
     parser.add_argument("--markdown", action="store_true", help="print Markdown rows only")
     args = parser.parse_args()
     # Warm up (imports, first FFT plans): the first call of a process pays them, not the case.
-    gpu_rs.calibrate(1000, 5, **{k: v for k, v in CASES["quick"].items() if k not in ("n", "bits")}, scope="homogeneous")
+    quick = {k: v for k, v in CASES["quick"].items() if k not in ("n", "bits")}
+    gpu_rs.calibrate(1000, 5, **quick, scope="homogeneous")
     gpu_rs.calibrate(1000, 1, 1.0, 1e-2, q_tol=1e-3, scope="homogeneous")
     if args.markdown:
         print(HEADER)
