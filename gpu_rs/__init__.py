@@ -68,7 +68,7 @@ if TYPE_CHECKING:
     from gpu_rs.calibration.calibrate import calibrate
     from gpu_rs.calibration.results import Calibration, ProfileCalibration
     from gpu_rs.calibration.table import Table, table
-    from gpu_rs.common.errors import CalibrationError, MemoryBudgetError
+    from gpu_rs.common.errors import CalibrationError, MemoryBudgetError, TimeBudgetError
     from gpu_rs.engine.bounds import ErrorBudget
     from gpu_rs.pairs.exact import pair_tail
     from gpu_rs.pairs.results import PairSearch, PairTail
@@ -92,6 +92,7 @@ _HOMES = {
     "RatioDistribution": "gpu_rs.quantities.distribution",
     "Table": "gpu_rs.calibration.table",
     "TailBound": "gpu_rs.quantities.results",
+    "TimeBudgetError": "gpu_rs.common.errors",
     "background_tail": "gpu_rs.quantities.background",
     "calibrate": "gpu_rs.calibration.calibrate",
     "local_dp_q": "gpu_rs.quantities.closed_forms",
@@ -119,6 +120,7 @@ __all__ = [
     "RatioDistribution",
     "Table",
     "TailBound",
+    "TimeBudgetError",
     "background_tail",
     "calibrate",
     "local_dp_q",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from typing import Any
@@ -9,12 +10,13 @@ from typing import Any
 from gpu_rs.calibration.profile_target import calibrate_delta
 from gpu_rs.calibration.results import Calibration, ProfileCalibration
 from gpu_rs.calibration.search import Queries, smallest_q
-from gpu_rs.common.limits import MIN_TARGET
+from gpu_rs.common.limits import MAX_CALIBRATION_SECONDS, MIN_TARGET
 from gpu_rs.common.provenance import provenance
 from gpu_rs.common.validation import (
     Problem,
     check_k,
     check_k_scope,
+    check_open,
     check_q_tol,
     check_rel_width,
     check_scope,
@@ -40,6 +42,7 @@ def calibrate(
     rel_width: float = 1e-3,
     backend: str = "auto",
     progress: Callable[[dict[str, Any]], Any] | None = None,
+    max_seconds: float = MAX_CALIBRATION_SECONDS,
 ) -> Calibration | ProfileCalibration:
     """The smallest ``q`` (within ``q_tol``) whose certified upper tail is ``<= eta`` (or ``δ(ε) <= delta``).
 
@@ -73,6 +76,11 @@ def calibrate(
         Called with ``{"q", "lower", "upper", "seconds", "phase"}`` after each tail query; the
         phase is ``"bracket"``, ``"search"``, ``"scan"`` (dips below the answer), ``"check"``
         (``q − q_tol`` must not certify) or ``"compare"`` (the 3σ rule's ``q``).
+    max_seconds : float
+        Time limit, ``> 0`` (default 300). After every query the time so far plus the slowest
+        query's time for each query a calibration typically still makes is the estimate; beyond
+        the limit the calibration stops with :class:`~gpu_rs.TimeBudgetError` and the estimate
+        (targets near ``1e-30`` or a fine ``rel_width`` make each query take seconds).
 
     Returns
     -------
@@ -83,6 +91,8 @@ def calibrate(
     ------
     CalibrationError
         If even ``q`` just below 1/2 does not certify; the message names the tail reached.
+    TimeBudgetError
+        If the calibration is predicted to take longer than ``max_seconds`` (see above).
 
     Notes
     -----
@@ -106,6 +116,7 @@ def calibrate(
         )
     q_tol = check_q_tol(q_tol)
     rel_width = check_rel_width(rel_width)
+    max_seconds = check_open("max_seconds", max_seconds, 0.0, math.inf)
     if delta is not None:
         if k > 1:
             raise ValueError(f"delta calibration supports k=1 only: got k={k} (privacy_profile has no k > 1); use eta")
@@ -120,6 +131,7 @@ def calibrate(
             rel_width=rel_width,
             backend=backend,
             progress=progress,
+            max_seconds=max_seconds,
             arguments=arguments,
         )
     eta = check_target("eta", eta)
@@ -129,7 +141,7 @@ def calibrate(
         b = tail(n, bits, q, eps, scope=scope, k=k, rel_width=width, abs_width=0.1 * width * eta, backend=backend)
         return b, b.seconds
 
-    query = Queries(compute, rel_width, progress)
+    query = Queries(compute, rel_width, progress, max_seconds)
     hi, notes, violations = smallest_q(n, bits, eps, eta, q_tol, query, ("eta", "tail"))
     three_q = three_tail = three_sigma = None
     query.phase = "compare"

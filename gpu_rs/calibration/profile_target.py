@@ -26,6 +26,7 @@ def calibrate_delta(
     rel_width: float,
     backend: str,
     progress: Callable[[dict[str, Any]], Any] | None,
+    max_seconds: float,
     arguments: dict[str, Any],
 ) -> ProfileCalibration:
     """The search of :func:`gpu_rs.calibrate` on certified ``δ(ε)`` (arguments already checked)."""
@@ -38,7 +39,7 @@ def calibrate_delta(
         used[0] = prof.backend
         return prof.delta(eps), time.perf_counter() - t0
 
-    query = Queries(compute, rel_width, progress)
+    query = Queries(compute, rel_width, progress, max_seconds)
     hi, notes, violations = smallest_q(n, bits, eps, delta, q_tol, query, ("delta", "delta"))
     final = query.seen[hi]
     if not final.met:

@@ -10,9 +10,12 @@ calibration's ``rel_width``. "Does not certify" thus means: the lower end exceed
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from typing import Any
 
+from gpu_rs.common import limits
+from gpu_rs.common.errors import TimeBudgetError
 from gpu_rs.common.floats import FLOOR
 
 COARSE = 0.1
@@ -31,6 +34,10 @@ class Queries:
     end met the target there (a finer interval need not nest inside a coarser one; both hold).
     A value wider than asked (the method's limit: the all-pairs bound of several bits, a memory
     budget) puts ``q`` in ``exhausted``: it is not asked again.
+
+    The work is bounded: after each value, the time so far plus the slowest value's time for
+    every query a calibration typically still makes (at least four) is the estimate; beyond
+    ``max_seconds`` it raises ``TimeBudgetError`` with it.
     """
 
     def __init__(
@@ -38,14 +45,17 @@ class Queries:
         compute: Callable[[float, float], tuple[Any, float]],
         rel_width: float,
         progress: Callable[[dict[str, Any]], Any] | None,
+        max_seconds: float = limits.MAX_CALIBRATION_SECONDS,
     ) -> None:
         self.compute, self.rel_width, self.progress = compute, rel_width, progress
+        self.max_seconds = max_seconds
         self.seen: dict[float, Any] = {}
         self.widths: dict[float, float] = {}
         self.certifying: dict[float, Any] = {}
         self.exhausted: set[float] = set()
         self.steps: list[dict[str, Any]] = []
         self.phase = "bracket"
+        self.start = time.perf_counter()
 
     def __call__(self, q: float, width: float | None = None) -> Any:
         """The value at ``q``, at ``width`` (default ``rel_width``) or finer."""
@@ -68,7 +78,22 @@ class Queries:
             self.steps.append(step)
             if self.progress is not None:
                 self.progress(step)
+            self._check_time()
         return self.seen[q]
+
+    def _check_time(self) -> None:
+        """Raise ``TimeBudgetError`` if the calibration is predicted to exceed its time limit."""
+        slowest = max(s["seconds"] for s in self.steps)
+        left = max(limits.TYPICAL_QUERIES - len(self.steps), 4)
+        elapsed = time.perf_counter() - self.start
+        estimate = elapsed + slowest * left
+        if estimate > self.max_seconds:
+            raise TimeBudgetError(
+                f"calibration stopped after {len(self.steps)} queries and {elapsed:.3g} s: the slowest query took "
+                f"{slowest:.3g} s and about {left} more are typical, about {estimate:.3g} s in all (limit "
+                f"max_seconds={self.max_seconds:g}); targets near 1e-30 or a fine rel_width make every query "
+                "slow: ask a larger eta or delta or a coarser rel_width, or raise max_seconds"
+            )
 
     def decide(self, q: float, target: float, width: float = COARSE) -> bool:
         """Whether ``q`` certifies (``upper <= target``), starting at ``width`` and refining while undecided."""

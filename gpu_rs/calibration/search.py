@@ -239,8 +239,11 @@ def _scan(hi: float, bits: int, eta: float, q_tol: float, query: Queries) -> flo
     """
 
     def value_near(q: float, tol: float) -> tuple[float, Any]:
+        # A coarse interval that straddles eta is refined until it decides (a dip's floor can
+        # lie within the coarse width of eta: n = 1e4, L = 2, ln 2 missed its first tooth so).
         q = _near_seen(query, q, tol)
-        return q, query(q, query.widths.get(q, max(query.rel_width, COARSE)))
+        query.decide(q, eta, query.widths.get(q, max(query.rel_width, COARSE)))
+        return q, query.certifying.get(q, query.seen[q])
 
     lowest, misses = hi, 0
     if bits <= DENSE.max_bits:

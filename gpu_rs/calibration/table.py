@@ -68,34 +68,44 @@ class Table(ToDict):
     seconds: float
 
 
-def grid(
-    n: Any,
-    bits: Any,
-    eps: Any = None,
-    eta: Any = None,
-    *,
-    delta: Any = None,
-    ratio: Any = None,
-    k: Any = 1,
-    scope: Any = "homogeneous",
-) -> list[dict[str, Any]]:
-    """The settings of the grid, one dict per row; each argument a value or a sequence of values."""
-    if (eps is None) == (ratio is None):
-        raise ValueError("give exactly one of eps or ratio (a value or a list of values)")
-    if (eta is None) == (delta is None):
-        raise ValueError("give exactly one of eta (sufficient DP) or delta ((eps, delta)-DP)")
-    epsilons = [("eps", e) for e in _seq(eps)] if eps is not None else [("ratio", r) for r in _seq(ratio)]
-    targets = [("eta", t) for t in _seq(eta)] if eta is not None else [("delta", t) for t in _seq(delta)]
-    rows = []
-    for nn, b, (e_name, e), (t_name, t), kk, s in itertools.product(
-        _seq(n), _seq(bits), epsilons, targets, _seq(k), _seq(scope)
-    ):
-        row: dict[str, Any] = {"n": nn, "bits": b, "eps": None, "ratio": None, "eta": None, "delta": None}
-        row.update({e_name: e, t_name: t, "k": kk, "scope": s})
-        if e_name == "ratio" and isinstance(e, (int, float)) and e > 0:
-            row["eps"] = math.log(e)
-        rows.append(row)
-    return rows
+@dataclass(frozen=True)
+class Grid:
+    """The axes of a table, each a value or a sequence of values; its rows are their product.
+
+    As for :func:`gpu_rs.calibrate`: ``eps`` or ``ratio``, ``eta`` or ``delta``.
+    """
+
+    n: Any
+    bits: Any
+    eps: Any = None
+    eta: Any = None
+    delta: Any = None
+    ratio: Any = None
+    k: Any = 1
+    scope: Any = "homogeneous"
+
+    def settings(self) -> list[dict[str, Any]]:
+        """The settings of the grid, one dict per row, in the order of :func:`itertools.product`."""
+        if (self.eps is None) == (self.ratio is None):
+            raise ValueError("give exactly one of eps or ratio (a value or a list of values)")
+        if (self.eta is None) == (self.delta is None):
+            raise ValueError("give exactly one of eta (sufficient DP) or delta ((eps, delta)-DP)")
+        epsilons = (
+            [("eps", e) for e in _seq(self.eps)] if self.eps is not None else [("ratio", r) for r in _seq(self.ratio)]
+        )
+        targets = (
+            [("eta", t) for t in _seq(self.eta)] if self.eta is not None else [("delta", t) for t in _seq(self.delta)]
+        )
+        rows = []
+        for nn, b, (e_name, e), (t_name, t), kk, s in itertools.product(
+            _seq(self.n), _seq(self.bits), epsilons, targets, _seq(self.k), _seq(self.scope)
+        ):
+            row: dict[str, Any] = {"n": nn, "bits": b, "eps": None, "ratio": None, "eta": None, "delta": None}
+            row.update({e_name: e, t_name: t, "k": kk, "scope": s})
+            if e_name == "ratio" and isinstance(e, (int, float)) and e > 0:
+                row["eps"] = math.log(e)
+            rows.append(row)
+        return rows
 
 
 def calibrate_row(setting: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
@@ -170,7 +180,12 @@ def table(
     ----------
     n, bits, eps, eta, delta, ratio, k, scope
         As for :func:`gpu_rs.calibrate`, each a value or a sequence of values; the grid is
-        their product (``eps`` or ``ratio``, ``eta`` or ``delta``).
+        their product (``eps`` or ``ratio``, ``eta`` or ``delta``; :class:`Grid`). ``scope``
+        defaults to ``"homogeneous"`` (the seed's pair in both orders), not ``calibrate``'s
+        ``"all"`` (every neighbouring pair, the guarantee): an ``"all"`` grid takes hours where a
+        homogeneous one takes a minute (``scope="all"`` at L = 1, N = 10^5 is 16 s per tail
+        query, the issue-22 grid was planned at about 2 h; docs/benchmarks.md). A row says its
+        scope; ask ``scope="all"`` (or both) where it is feasible.
     out : str, optional
         File of rows (``.csv``, or ``.jsonl``/``.json`` for JSON lines). Rows already in it are
         kept and not computed again; each new row is appended and flushed as it finishes.
@@ -200,7 +215,7 @@ def table(
         If a worker process dies: the rows finished so far are in ``out``; a rerun computes the rest.
     """
     start = time.perf_counter()
-    settings = grid(n, bits, eps, eta, delta=delta, ratio=ratio, k=k, scope=scope)
+    settings = Grid(n, bits, eps, eta, delta, ratio, k, scope).settings()
     workers = (os.cpu_count() or 1) if workers is None else int(workers)
     if workers < 1:
         raise ValueError(f"workers must be an integer >= 1: got {workers!r}")

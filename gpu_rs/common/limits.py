@@ -22,6 +22,13 @@ MIN_TARGET = 1e-30
 """Smallest ``eta`` or ``delta`` a calibration or ``epsilon(delta)`` accepts: smaller targets push the
 tails the search must certify towards float64 underflow (``eta = 1e-300`` ran 134 s). A floor, not a
 time bound: near 1e-30 one tail query still takes tens of seconds."""
+MAX_CALIBRATION_SECONDS = 300.0
+"""Default ``max_seconds`` of a calibration: one predicted to take longer (its elapsed time plus its
+slowest query times the queries a calibration typically still makes) stops with ``TimeBudgetError``
+and the estimate; tiny targets (near ``MIN_TARGET``) and fine ``rel_width`` make each query slow
+(``eta = 1e-30``: 6-19 s per query)."""
+TYPICAL_QUERIES = 25
+"""Queries a calibration typically makes (16-55 measured); used only for the estimate above."""
 MIN_REL_WIDTH = 1e-9
 """Smallest relative width asked of a tail: finer widths sit at float64 round-off of the engine's sums
 and take minutes for no meaningful digit."""
