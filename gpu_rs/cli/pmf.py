@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
         f"  total mass  buckets + below + above in [{d.total_lower:.12g}, {d.total_upper:.12g}] "
         "(certified; the true total 1 lies inside, nothing clipped or renormalised)"
     )
-    if tail is not None:
+    if tail is not None and eps is not None:
         print(f"  P[R > {math.exp(eps):.6g}] in [{tail[0]:.4e}, {tail[1]:.4e}]  (certified)")
     print(f"  backend {d.backend}, {d.grid_points} terms, {d.seconds:.3g} s")
     if args.csv is not None:

@@ -19,19 +19,23 @@ from typing import Any
 import numpy as np
 
 from gpu_rs.common.backend import get_backend
+from gpu_rs.common.limits import MAX_EPS, MIN_EPS
 from gpu_rs.common.serialize import ToDict, plain
 from gpu_rs.common.validation import Problem, check_bool, check_int, check_open, check_real
+from gpu_rs.engine.pipeline import Plan, plan_terms
+from gpu_rs.pairs import scopes
 from gpu_rs.pairs.guarantees import guarantee
 from gpu_rs.quantities.closed_forms import moments
 from gpu_rs.quantities.distribution_curve import ForwardCurve
 from gpu_rs.quantities.distribution_grid import chosen_edges, default_edges, plan
+from gpu_rs.quantities.tail import DEFAULT_MAX_TERMS
 
 MAX_TERMS = 1 << 18
 """Most frequencies of the curve behind :meth:`RatioDistribution.sf`."""
 EDGE_TERMS = 1 << 14
 """Most frequencies of the curve behind the edges (many points at once)."""
 REL_WIDTH, ABS_WIDTH = 1e-3, 1e-12
-"""Width asked of :meth:`RatioDistribution.sf`: ``max(REL_WIDTH × min(sf, 1 − sf), ABS_WIDTH)``, as :func:`gpu_rs.tail` asks."""
+"""Width asked of :meth:`RatioDistribution.sf`: ``max(REL_WIDTH × min(sf, 1 − sf), ABS_WIDTH)``, as ``tail`` asks."""
 EDGE_REL_WIDTH, EDGE_ABS_WIDTH = 1e-2, 1e-10
 """Width asked at the edges of the grid (many points at once; each still certified)."""
 CSV_COLUMNS = ("kind", "r_left", "r_right", "prob", "prob_lower", "prob_upper", "sf_lower", "sf_upper")
@@ -115,8 +119,13 @@ class RatioDistribution(ToDict):
             return (0.0, 0.0) if x > 0 else (1.0, 1.0)
         if "point" not in self._curves:
             self._curves["point"] = ForwardCurve(self.n, self.bits, self.q, MAX_TERMS, get_backend(self.backend).xp)
-        lo, hi = self._curves["point"].sf(np.array([x]), REL_WIDTH, ABS_WIDTH)
-        return float(lo[0]), float(hi[0])
+        found = self._curves["point"].sf(np.array([x]), REL_WIDTH, ABS_WIDTH)
+        lo, hi = float(found[0][0]), float(found[1][0])
+        if hi - lo > max(REL_WIDTH * min(lo, 1.0 - hi), ABS_WIDTH) and MIN_EPS <= math.log(x) < MAX_EPS:
+            # Atoms the curve cannot resolve (few users): the tail engine at x itself; both are certified.
+            b = _forward_tail(self.n, self.bits, self.q, math.log(x), self.backend)
+            lo, hi = max(lo, b[0]), min(hi, b[1])
+        return lo, hi
 
     def cdf(self, x: float) -> tuple[float, float]:
         """Certified ``(lower, upper)`` bounds on ``P[R <= x]``."""
@@ -137,7 +146,9 @@ class RatioDistribution(ToDict):
         above_mid = 0.5 * (self.above[0] + self.above[1])
         out: list[tuple[Any, ...]] = [("below", -math.inf, e[0], below_mid, *self.below, 1.0, 1.0)]
         for j in range(e.shape[0] - 1):
-            out.append(("bucket", e[j], e[j + 1], self.probs[j], self.probs_lower[j], self.probs_upper[j], lo[j], hi[j]))
+            out.append(
+                ("bucket", e[j], e[j + 1], self.probs[j], self.probs_lower[j], self.probs_upper[j], lo[j], hi[j])
+            )
         out.append(("above", e[-1], math.inf, above_mid, *self.above, lo[-1], hi[-1]))
         return out
 
@@ -170,6 +181,14 @@ class RatioDistribution(ToDict):
         )
 
 
+def _forward_tail(n: int, bits: int, q: float, log_x: float, backend: str) -> tuple[float, float]:
+    """Certified ``P[R > e^log_x]`` from :func:`gpu_rs.pairs.scopes.forward` (the engine of ``tail``)."""
+    be = get_backend(backend)
+    plan_ = Plan(REL_WIDTH, ABS_WIDTH, plan_terms(DEFAULT_MAX_TERMS, be.free_memory(), None))
+    b = scopes.forward(Problem(n, bits, q, log_x), False, plan_, be.xp).bounds
+    return float(b.lower), float(b.upper)
+
+
 def _edges_of(
     fc: ForwardCurve, mean: float, var: float, buckets: int, tail_mass: float, span: Any, log: bool
 ) -> tuple[np.ndarray, bool]:
@@ -193,7 +212,7 @@ def ratio_distribution(
     *,
     backend: str = "auto",
     buckets: int = 64,
-    range: tuple[float, float] | None = None,  # noqa: A002 - the documented argument name
+    range: tuple[float, float] | None = None,
     log: bool = False,
     tail_mass: float = 1e-12,
     scope: str = "forward",
@@ -229,7 +248,9 @@ def ratio_distribution(
     start = time.perf_counter()
     prob = Problem(n, bits, q, 1.0)
     if scope != "forward":
-        raise ValueError(f"scope must be 'forward' for ratio_distribution (the law of one order of one pair): got {scope!r}")
+        raise ValueError(
+            f"scope must be 'forward' for ratio_distribution (the law of one order of one pair): got {scope!r}"
+        )
     buckets = check_int("buckets", buckets, 2, 1 << 24)
     tail_mass = check_open("tail_mass", tail_mass, 0.0, 0.5)
     log = check_bool("log", log)

@@ -101,7 +101,7 @@ def default_edges(fc: ForwardCurve, mean: float, var: float, buckets: int, tail_
     lo, body = lo * (1 - NUDGE), body * (1 + NUDGE)
     if top <= 2.0 * body or buckets < 8:
         return np.linspace(lo, top, buckets + 1), False
-    n_log = max(1, int(round(LOG_SHARE * buckets)))
+    n_log = max(1, round(LOG_SHARE * buckets))
     linear = np.linspace(lo, body, buckets - n_log + 1)
     tail = np.geomspace(body, top, n_log + 1)[1:]
     return np.concatenate([linear, tail]), True

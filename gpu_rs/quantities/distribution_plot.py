@@ -58,8 +58,16 @@ def draw(d: Any, path: str | None, eps: float | None) -> Any:
         for ax in (top, bottom):
             ax.axvline(lam, color="C3", ls="--", lw=1)
         text = f"P[R > e^ε = {lam:.4g}] ∈ [{lo:.4e}, {hi:.4e}]\n(certified, forward order)"
-        top.text(0.98, 0.95, text, transform=top.transAxes, ha="right", va="top", fontsize=9,
-                 bbox={"boxstyle": "round", "fc": "white", "ec": "C3"})
+        top.text(
+            0.98,
+            0.95,
+            text,
+            transform=top.transAxes,
+            ha="right",
+            va="top",
+            fontsize=9,
+            bbox={"boxstyle": "round", "fc": "white", "ec": "C3"},
+        )
         bottom.plot([lam, lam], [max(lo, 1e-300), hi], color="C3", lw=3, label="certified tail at e^ε")
     if log_x:
         top.set_xscale("log")
