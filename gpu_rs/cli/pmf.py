@@ -20,7 +20,7 @@ from gpu_rs.cli.output import EXIT_OK, print_json
 from gpu_rs.cli.progress import Progress
 
 CSV_HELP = (
-    "write the distribution to FILE as CSV with the columns kind, r_left, r_right, prob, prob_lower, "
+    "write the distribution to FILE as CSV; its header row names the columns kind, r_left, r_right, prob, prob_lower, "
     "prob_upper, sf_lower, sf_upper: one 'bucket' row per bucket (r_left, r_right], framed by a 'below' row "
     "(R <= first edge) and an 'above' row (R > last edge); prob is the estimate, prob_lower/prob_upper "
     "its certified bounds, sf_lower/sf_upper certified bounds on P[R > r_left]"
@@ -119,7 +119,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"  scope       {d.scope}: {d.guarantee}")
     print(f"  mean        {d.mean:.8g}  (closed form)")
     print(f"  variance    {d.var:.8g}  (closed form)")
-    grid = "linear, then logarithmic over the tail" if d.log_tail else ("logarithmic" if args.log else "linear")
+    if args.range is not None:
+        grid = "logarithmic" if args.log else "linear"
+    else:
+        grid = "linear, then logarithmic over the tail" if d.log_tail else "linear"
     print(f"  buckets     {len(d.probs)} over ({float(e[0]):.6g}, {float(e[-1]):.6g}], {grid}")
     print(f"  below       P[R <= {float(e[0]):.6g}] in [{d.below[0]:.4e}, {d.below[1]:.4e}]")
     print(f"  above       P[R > {float(e[-1]):.6g}] in [{d.above[0]:.4e}, {d.above[1]:.4e}]")

@@ -30,8 +30,6 @@ from gpu_rs.quantities.distribution_curve import ForwardCurve
 from gpu_rs.quantities.distribution_grid import chosen_edges, default_edges, plan
 from gpu_rs.quantities.tail import DEFAULT_MAX_TERMS
 
-MAX_TERMS = 1 << 18
-"""Most frequencies of the curve behind :meth:`RatioDistribution.sf`."""
 EDGE_TERMS = 1 << 14
 """Most frequencies of the curve behind the edges (many points at once)."""
 REL_WIDTH, ABS_WIDTH = 1e-3, 1e-12
@@ -113,19 +111,20 @@ class RatioDistribution(ToDict):
         return self.below[1] + self.above[1]
 
     def sf(self, x: float) -> tuple[float, float]:
-        """Certified ``(lower, upper)`` bounds on ``P[R > x]``, computed at ``x`` itself (a number, not NaN)."""
+        """Certified ``(lower, upper)`` bounds on ``P[R > x]``, computed at ``x`` itself (a number, not NaN).
+
+        For ``x > 1`` this is the engine of ``tail(scope="forward")`` at ``e^ε = x``; for ``x <= 1``
+        the distribution's curve.
+        """
         x = check_real("x", x)
         if math.isinf(x):
             return (0.0, 0.0) if x > 0 else (1.0, 1.0)
+        if MIN_EPS <= math.log(x) < MAX_EPS if x > 0.0 else False:
+            return _forward_tail(self.n, self.bits, self.q, math.log(x), self.backend)  # the engine of tail
         if "point" not in self._curves:
-            self._curves["point"] = ForwardCurve(self.n, self.bits, self.q, MAX_TERMS, get_backend(self.backend).xp)
+            self._curves["point"] = ForwardCurve(self.n, self.bits, self.q, EDGE_TERMS, get_backend(self.backend).xp)
         found = self._curves["point"].sf(np.array([x]), REL_WIDTH, ABS_WIDTH)
-        lo, hi = float(found[0][0]), float(found[1][0])
-        if hi - lo > max(REL_WIDTH * min(lo, 1.0 - hi), ABS_WIDTH) and MIN_EPS <= math.log(x) < MAX_EPS:
-            # Atoms the curve cannot resolve (few users): the tail engine at x itself; both are certified.
-            b = _forward_tail(self.n, self.bits, self.q, math.log(x), self.backend)
-            lo, hi = max(lo, b[0]), min(hi, b[1])
-        return lo, hi
+        return float(found[0][0]), float(found[1][0])
 
     def cdf(self, x: float) -> tuple[float, float]:
         """Certified ``(lower, upper)`` bounds on ``P[R <= x]``."""
