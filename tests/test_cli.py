@@ -51,25 +51,23 @@ BAD_INPUT = [
     # (argv, a regex naming the argument, whether the message must show a range)
     pytest.param(["tail", *PROBLEM, "--q", "0.7", "--eps", "0.69"], r"\bq\b", True, id="q-0.7"),
     pytest.param(["tail", *PROBLEM, "--q", "0", "--eps", "0.69"], r"\bq\b", True, id="q-0"),
-    pytest.param(["tail", "--n", "1000", "--bits", "0", "--q", "0.2", "--eps", "0.69"],
-                 r"\bbits\b", True, id="bits-0"),
-    pytest.param(["tail", "--n", "-5", "--bits", "5", "--q", "0.2", "--eps", "0.69"],
-                 r"\bn\b", True, id="n-negative"),
-    pytest.param(["tail", "--n", "12.5", "--bits", "5", "--q", "0.2", "--eps", "0.69"],
-                 r"--n\b", True, id="n-fraction"),
-    pytest.param(["tail", "--n", "many", "--bits", "5", "--q", "0.2", "--eps", "0.69"],
-                 r"--n\b", True, id="n-text"),
-    pytest.param(["tail", *PROBLEM, "--q", "0.2", "--eps", "-1"], r"\beps\b", True,
-                 id="eps-negative"),
-    pytest.param(["tail", *PROBLEM, "--q", "0.2", "--ratio", "0.5"], r"\bratio\b", True,
-                 id="ratio-below-1"),
-    pytest.param(["tail", *PROBLEM, "--q", "0.2", "--eps", "0.69", "--ratio", "2"],
-                 r"--eps.*--ratio|--ratio.*--eps", False, id="eps-and-ratio"),
+    pytest.param(["tail", "--n", "1000", "--bits", "0", "--q", "0.2", "--eps", "0.69"], r"\bbits\b", True, id="bits-0"),
+    pytest.param(["tail", "--n", "-5", "--bits", "5", "--q", "0.2", "--eps", "0.69"], r"\bn\b", True, id="n-negative"),
+    pytest.param(
+        ["tail", "--n", "12.5", "--bits", "5", "--q", "0.2", "--eps", "0.69"], r"--n\b", True, id="n-fraction"
+    ),
+    pytest.param(["tail", "--n", "many", "--bits", "5", "--q", "0.2", "--eps", "0.69"], r"--n\b", True, id="n-text"),
+    pytest.param(["tail", *PROBLEM, "--q", "0.2", "--eps", "-1"], r"\beps\b", True, id="eps-negative"),
+    pytest.param(["tail", *PROBLEM, "--q", "0.2", "--ratio", "0.5"], r"\bratio\b", True, id="ratio-below-1"),
+    pytest.param(
+        ["tail", *PROBLEM, "--q", "0.2", "--eps", "0.69", "--ratio", "2"],
+        r"--eps.*--ratio|--ratio.*--eps",
+        False,
+        id="eps-and-ratio",
+    ),
     pytest.param(["tail", *PROBLEM, "--q", "0.2"], r"--eps.*--ratio", False, id="no-eps"),
-    pytest.param(["calibrate", *PROBLEM, "--eps", "0.69", "--eta", "1.5"], r"\beta\b", True,
-                 id="eta-1.5"),
-    pytest.param(["calibrate", *PROBLEM, "--eps", "0.69", "--eta", "0"], r"\beta\b", True,
-                 id="eta-0"),
+    pytest.param(["calibrate", *PROBLEM, "--eps", "0.69", "--eta", "1.5"], r"\beta\b", True, id="eta-1.5"),
+    pytest.param(["calibrate", *PROBLEM, "--eps", "0.69", "--eta", "0"], r"\beta\b", True, id="eta-0"),
     pytest.param(["calibrate", *PROBLEM, "--eps", "0.69"], r"--eta", False, id="no-eta"),
     pytest.param([*TAIL, "--backend", "gpu"], r"--backend", False, id="backend-unknown"),
     pytest.param(["pmf", *PROBLEM, "--q", "0.6"], r"\bq\b", True, id="pmf-q"),
@@ -91,7 +89,10 @@ def test_bad_input_exits_2_with_one_line(capsys, argv, names, has_range):
 def test_bad_input_from_python_m(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "gpu_rs", "tail", *PROBLEM, "--q", "0.7", "--eps", "0.69"],
-        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
     )
     assert proc.returncode == 2
     assert proc.stdout == ""
@@ -112,11 +113,11 @@ def test_help_exits_0(capsys):
 def test_parser_has_the_spec_commands():
     parser = build_parser()
     args = parser.parse_args(["tail", "--n", "1e7", "--bits", "40", "--q", "0.1", "--ratio", "2"])
-    assert (args.command, args.n, args.bits, args.q, args.eps, args.ratio) == (
-        "tail", 10**7, 40, 0.1, None, 2.0)
+    assert (args.command, args.n, args.bits, args.q, args.eps, args.ratio) == ("tail", 10**7, 40, 0.1, None, 2.0)
     assert args.backend == "auto"
-    args = parser.parse_args(["calibrate", "--n", "10", "--bits", "2", "--eps", "2", "--eta",
-                              "1e-3", "--q-tol", "1e-5", "--quiet", "--json"])
+    args = parser.parse_args(
+        ["calibrate", "--n", "10", "--bits", "2", "--eps", "2", "--eta", "1e-3", "--q-tol", "1e-5", "--quiet", "--json"]
+    )
     assert (args.eta, args.q_tol, args.quiet, args.json) == (1e-3, 1e-5, True, True)
     args = parser.parse_args(["pmf", "--n", "10", "--bits", "2", "--q", "0.1", "--csv", "x.csv"])
     assert (args.csv, args.plot, args.eps) == ("x.csv", None, None)
@@ -164,8 +165,9 @@ def test_tail_inclusive(capsys):
 
 
 def test_tail_json_from_python_m(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "gpu_rs", *TAIL, "--json"],
-                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpu_rs", *TAIL, "--json"], capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout)
     assert got["lower"] <= got["upper"]
@@ -208,35 +210,49 @@ def test_calibrate_ratio_is_eps(capsys):
 # ------------------------------------------------------------------ pmf
 
 
-def read_csv_probs(path: Path) -> tuple[list[float], list[float]]:
-    values, probs = [], []
+def read_csv_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
     with open(path, newline="") as f:
-        for row in csv.reader(f):
-            if not row or row[0].startswith("#"):
-                continue
-            try:
-                v, p = float(row[0]), float(row[1])
-            except ValueError:  # the header
-                continue
-            values.append(v)
-            probs.append(p)
-    return values, probs
+        reader = csv.DictReader(f)
+        return list(reader.fieldnames or []), list(reader)
 
 
-def test_pmf_csv_matches_the_api(capsys, tmp_path):
+def test_pmf_csv_matches_the_api_and_the_help(capsys, tmp_path):
     path = tmp_path / "pmf.csv"
     code, out, err = run(capsys, [*PMF, "--csv", str(path)])
     assert code == 0, err
-    values, probs = read_csv_probs(path)
+    columns, rows = read_csv_rows(path)
+    _, help_text, _ = run(capsys, ["pmf", "--help"])
+    documented = re.search(r"names the columns ([a-z_, ]+?):", " ".join(help_text.split()))
+    assert documented is not None and documented.group(1).split(", ") == columns
     d = gpu_rs.ratio_distribution(N, BITS, Q)
-    assert len(values) == len(d.values)
-    assert values == pytest.approx(list(map(float, d.values)), rel=1e-9)
-    assert math.fsum(probs) == pytest.approx(float(d.probs.sum()), rel=1e-9)
-    assert math.fsum(probs) == pytest.approx(1.0, abs=1e-6)
-    mean, _ = gpu_rs.moments(N, BITS, Q)  # values are left edges of buckets of width d.step
-    mass_mean = math.fsum(v * p for v, p in zip(values, probs, strict=True))
-    assert mass_mean == pytest.approx(mean, abs=d.step)
+    assert [r["kind"] for r in rows] == ["below"] + ["bucket"] * len(d.probs) + ["above"]
+    buckets = [r for r in rows if r["kind"] == "bucket"]
+    assert [float(r["r_left"]) for r in buckets] == pytest.approx(list(map(float, d.values)), rel=1e-12)
+    probs = [float(r["prob"]) for r in rows]
+    assert math.fsum(probs) == pytest.approx(1.0, abs=1e-12)  # estimates of buckets and outside telescope to 1
+    assert math.fsum(float(r["prob_lower"]) for r in rows) <= 1.0 <= math.fsum(float(r["prob_upper"]) for r in rows)
+    mean, _ = gpu_rs.moments(N, BITS, Q)
+    lo = math.fsum(float(r["r_left"]) * float(r["prob_lower"]) for r in buckets)
+    hi = math.fsum(float(r["r_right"]) * float(r["prob_upper"]) for r in buckets)
+    assert lo <= mean <= hi + float(rows[-1]["prob_upper"]) * 1e6
     assert str(path) in out
+    assert "total mass  buckets + below + above in [" in out
+
+
+def test_pmf_flags(capsys):
+    code, out, err = run(capsys, [*PMF, "--buckets", "12", "--range", "0.5:3", "--log", "--scope", "forward"])
+    assert code == 0, err
+    assert "12 over (0.5, 3], logarithmic" in out
+    code, _, err = run(capsys, [*PMF, "--scope", "all"])
+    assert code == 2 and err.count("\n") == 1 and "--scope must be 'forward'" in err
+    code, _, err = run(capsys, [*PMF, "--log"])
+    assert code == 2 and err.count("\n") == 1 and "--log needs --range" in err
+    code, _, err = run(capsys, [*PMF, "--range", "3:1"])
+    assert code == 2 and "--range must be A:B" in err
+    start = time.perf_counter()
+    code, _, err = run(capsys, ["pmf", "--n", "1e7", "--bits", "64", "--q", "0.3", "--buckets", "16000000"])
+    assert code == 2 and err.count("\n") == 1 and "buckets must be at most" in err
+    assert time.perf_counter() - start < 2.0
 
 
 def test_pmf_threshold_and_json(capsys):
@@ -269,6 +285,7 @@ def test_pmf_output_directory_must_exist(capsys, tmp_path):
 def _gpu_usable() -> bool:
     try:
         import cupy
+
         return bool(cupy.is_available())
     except Exception:  # noqa: BLE001 - any failure means no usable GPU here
         return False

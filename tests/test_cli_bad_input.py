@@ -118,7 +118,9 @@ CASES: list[tuple[list[str], str]] = [
     (PMF + ["--csv", "."], "--csv must be a writable file: '.' is a folder"),
     (PMF + ["--csv", "/no/such/folder/f.csv"], "--csv must be a writable file: folder '/no/such/folder'"),
     (PMF + ["--csv", "/proc/gpu_rs.csv"], "--csv must be a writable file"),
-    (PMF + ["--scope", "all"], "pmf takes no option --scope"),
+    (PMF + ["--scope", "all"], "--scope must be 'forward' for pmf"),
+    (PMF + ["--buckets", "1"], "--buckets must be an integer in [2, 16777216]"),
+    (PMF + ["--range", "2"], "--range must be A:B"),
     (PMF + ["--ratio", "1"], "--ratio must be a number in (1, "),
     # profile
     (PROF + ["--k", "2"], "--k must be 1 for gpu-rs profile"),
@@ -129,10 +131,22 @@ CASES: list[tuple[list[str], str]] = [
     (without(PROF, "--eps") + ["--delta", "1e-300"], "--delta must be a number in [1e-30, 1)"),
     (PROF + ["--rel-width", "1e-12"], "--rel-width must be a number in [1e-09, 1)"),
     # table (its lists use the same checks)
-    (["table", "--n", "100,0", "--bits", "2", "--eps", "1", "--eta", "1e-3", "--out", "t.csv"], "--n must be an integer"),
-    (["table", "--n", "100", "--bits", "2", "--eps", "1,-1", "--eta", "1e-3", "--out", "t.csv"], "--eps must be a number"),
-    (["table", "--n", "100", "--bits", "2", "--eps", "1", "--eta", "1e-300", "--out", "t.csv"], "--eta must be a number"),
-    (["table", "--n", "100", "--bits", "2", "--eps", "1", "--eta", "1e-3", "--out", "t.txt"], "--out must be a writable"),
+    (
+        ["table", "--n", "100,0", "--bits", "2", "--eps", "1", "--eta", "1e-3", "--out", "t.csv"],
+        "--n must be an integer",
+    ),
+    (
+        ["table", "--n", "100", "--bits", "2", "--eps", "1,-1", "--eta", "1e-3", "--out", "t.csv"],
+        "--eps must be a number",
+    ),
+    (
+        ["table", "--n", "100", "--bits", "2", "--eps", "1", "--eta", "1e-300", "--out", "t.csv"],
+        "--eta must be a number",
+    ),
+    (
+        ["table", "--n", "100", "--bits", "2", "--eps", "1", "--eta", "1e-3", "--out", "t.txt"],
+        "--out must be a writable",
+    ),
     (["table", "--n", "100", "--bits", "2", "--eps", "1", "--eta", "1e-3", "--out", "."], "--out must be a writable"),
     # the program and doctor
     ([], "the following arguments are required"),

@@ -1,8 +1,11 @@
-"""``ratio_distribution``: the bucketed pmf of ``R`` with certified ``sf``/``cdf`` bounds.
+"""``ratio_distribution``: the distribution of ``R`` in buckets, certified at every edge.
 
-The Vaaler–Selberg bounds of :mod:`gpu_rs.engine.majorants` depend on the threshold
-``α`` only through ``e^{±2πikα}``, so one FFT of length ``N`` gives them at all
-``N`` thresholds ``α_j = j/N`` of the window at once.
+Built on the engine's whole-curve machinery (:mod:`gpu_rs.quantities.distribution_curve`): at
+every bucket edge ``x`` the survival ``P[R > x]`` is bracketed as tightly as :func:`gpu_rs.tail`
+brackets it; bucket masses are differences of those brackets, and the mass below the first
+edge and above the last is an explicit entry with its own certified bounds (never folded
+into a bucket). Nothing is clipped or renormalised: the shown masses and the outside entries
+add up to 1 within the sum of their certified widths.
 """
 
 from __future__ import annotations
@@ -10,190 +13,215 @@ from __future__ import annotations
 import csv
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from gpu_rs.common.backend import Backend, get_backend
-from gpu_rs.common.floats import UNIT
-from gpu_rs.common.serialize import ToDict
-from gpu_rs.common.validation import Problem, check_int, check_open, check_real
-from gpu_rs.engine import chernoff
-from gpu_rs.engine.atoms import ONE, ZERO, record_atoms
-from gpu_rs.engine.charfn import spectrum
-from gpu_rs.engine.laws import SumLaw, restricted
-from gpu_rs.engine.majorants import vaaler_weights
+from gpu_rs.common.backend import get_backend
+from gpu_rs.common.limits import MAX_EPS, MIN_EPS
+from gpu_rs.common.serialize import ToDict, plain
+from gpu_rs.common.validation import Problem, check_bool, check_int, check_open, check_real
+from gpu_rs.engine.pipeline import Plan, plan_terms
+from gpu_rs.pairs import scopes
+from gpu_rs.pairs.guarantees import guarantee
 from gpu_rs.quantities.closed_forms import moments
+from gpu_rs.quantities.distribution_curve import ForwardCurve
+from gpu_rs.quantities.distribution_grid import chosen_edges, default_edges, plan
+from gpu_rs.quantities.tail import DEFAULT_MAX_TERMS
 
-FFT_ERROR_CONSTANT = 8.0
-"""Assumed ``c`` in the componentwise FFT error bound ``c log2(N) u Σ|x|`` (see docs/certification.md)."""
-OVERSAMPLE = 8
+EDGE_TERMS = 1 << 14
+"""Most frequencies of the curve behind the edges (many points at once)."""
+REL_WIDTH, ABS_WIDTH = 1e-3, 1e-12
+"""Width asked of :meth:`RatioDistribution.sf`: ``max(REL_WIDTH × min(sf, 1 − sf), ABS_WIDTH)``, as ``tail`` asks."""
+EDGE_REL_WIDTH, EDGE_ABS_WIDTH = 1e-2, 1e-10
+"""Width asked at the edges of the grid (many points at once; each still certified)."""
+CSV_COLUMNS = ("kind", "r_left", "r_right", "prob", "prob_lower", "prob_upper", "sf_lower", "sf_upper")
+"""Columns of :meth:`RatioDistribution.to_csv`; ``sf_*`` bound ``P[R > r_left]``."""
 
 
 @dataclass(frozen=True, repr=False)
 class RatioDistribution(ToDict):
-    """The distribution of ``R = X/n`` on a grid of buckets.
+    """The distribution of ``R = X/N`` (forward order of the seed's pair) in buckets.
 
     Attributes
     ----------
+    edges : ndarray
+        ``buckets + 1`` increasing bucket edges, in units of ``R``; bucket ``j`` is ``(edges[j], edges[j+1]]``.
     values : ndarray
-        Left edges of the buckets, in units of ``R``.
+        Left edges of the buckets (``edges[:-1]``).
     probs : ndarray
-        Point estimate of the mass of each bucket (differences of the midpoints
-        of the certified ``sf`` bounds; not itself certified).
+        Point estimate of each bucket's mass (difference of the midpoints of the certified
+        ``sf`` brackets at its edges), inside ``[probs_lower, probs_upper]``.
+    probs_lower, probs_upper : ndarray
+        Certified bounds on each bucket's mass.
     sf_lower, sf_upper : ndarray
-        Certified bounds on ``P[R > values[j]]``.
+        Certified bounds on ``P[R > edges[j]]`` (one per edge).
+    below, above : tuple of float
+        Certified ``(lower, upper)`` bounds on the mass outside the window: ``P[R <= edges[0]]``
+        and ``P[R > edges[-1]]``.
+    total_lower, total_upper : float
+        Sums of the certified lower and upper bounds of every bucket and both outside entries:
+        the true total, 1, lies between them.
+    log_tail : bool
+        Whether part of the grid has logarithmic steps.
+    scope, guarantee : str
+        Which pair and order the distribution is of, in words.
     mean, var : float
         Closed-form mean and variance of ``R`` (seed 003 §3.1).
-    outside : float
-        Certified bound on the mass outside the grid's window.
     """
 
     n: int
     bits: int
     q: float
-    values: np.ndarray
+    edges: np.ndarray
     probs: np.ndarray
+    probs_lower: np.ndarray
+    probs_upper: np.ndarray
     sf_lower: np.ndarray
     sf_upper: np.ndarray
+    below: tuple[float, float]
+    above: tuple[float, float]
+    total_lower: float
+    total_upper: float
+    log_tail: bool
     mean: float
     var: float
-    outside: float
+    scope: str
+    guarantee: str
     backend: str
     grid_points: int
+    memory_bytes: int
     seconds: float
+    _curves: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
-    def step(self) -> float:
-        """Bucket width in units of ``R``."""
-        return float(self.values[1] - self.values[0])
+    def values(self) -> np.ndarray:
+        """Left edges of the buckets."""
+        return self.edges[:-1]
+
+    @property
+    def widths(self) -> np.ndarray:
+        """Width of each bucket, in units of ``R``."""
+        return np.diff(self.edges)
+
+    @property
+    def outside(self) -> float:
+        """Certified upper bound on the mass outside the window (both sides)."""
+        return self.below[1] + self.above[1]
 
     def sf(self, x: float) -> tuple[float, float]:
-        """Certified ``(lower, upper)`` bounds on ``P[R > x]`` (``x`` a number, not NaN)."""
+        """Certified ``(lower, upper)`` bounds on ``P[R > x]``, computed at ``x`` itself (a number, not NaN).
+
+        For ``x > 1`` this is the engine of ``tail(scope="forward")`` at ``e^ε = x``; for ``x <= 1``
+        the distribution's curve.
+        """
         x = check_real("x", x)
-        v = self.values
-        if x < v[0]:
-            return max(0.0, float(self.sf_lower[0])), 1.0
-        j = int(np.searchsorted(v, x, side="right")) - 1
-        upper = float(self.sf_upper[j])
-        lower = float(self.sf_lower[j + 1]) if j + 1 < v.shape[0] else 0.0
-        return max(0.0, lower), min(1.0, upper)
+        if math.isinf(x):
+            return (0.0, 0.0) if x > 0 else (1.0, 1.0)
+        if MIN_EPS <= math.log(x) < MAX_EPS if x > 0.0 else False:
+            return _forward_tail(self.n, self.bits, self.q, math.log(x), self.backend)  # the engine of tail
+        if "point" not in self._curves:
+            self._curves["point"] = ForwardCurve(self.n, self.bits, self.q, EDGE_TERMS, get_backend(self.backend).xp)
+        found = self._curves["point"].sf(np.array([x]), REL_WIDTH, ABS_WIDTH)
+        return float(found[0][0]), float(found[1][0])
 
     def cdf(self, x: float) -> tuple[float, float]:
         """Certified ``(lower, upper)`` bounds on ``P[R <= x]``."""
         lo, hi = self.sf(x)
         return 1.0 - hi, 1.0 - lo
 
+    def to_dict(self) -> dict[str, Any]:
+        """Every public field as plain JSON-ready values."""
+        out = super().to_dict()
+        out.pop("_curves")
+        out["values"] = plain(self.values)
+        return out
+
+    def rows(self) -> list[tuple[Any, ...]]:
+        """CSV rows (:data:`CSV_COLUMNS`): the mass below the window, each bucket, the mass above it."""
+        e, lo, hi = self.edges, self.sf_lower, self.sf_upper
+        below_mid = 0.5 * (self.below[0] + self.below[1])
+        above_mid = 0.5 * (self.above[0] + self.above[1])
+        out: list[tuple[Any, ...]] = [("below", -math.inf, e[0], below_mid, *self.below, 1.0, 1.0)]
+        for j in range(e.shape[0] - 1):
+            out.append(
+                ("bucket", e[j], e[j + 1], self.probs[j], self.probs_lower[j], self.probs_upper[j], lo[j], hi[j])
+            )
+        out.append(("above", e[-1], math.inf, above_mid, *self.above, lo[-1], hi[-1]))
+        return out
+
     def to_csv(self, path: str) -> None:
-        """Write ``r, prob, sf_lower, sf_upper`` rows to ``path``."""
+        """Write :data:`CSV_COLUMNS` rows to ``path``: ``below``, one ``bucket`` row each, ``above``."""
         with open(path, "w", newline="", encoding="utf-8") as fh:
             w = csv.writer(fh)
-            w.writerow(["r", "prob", "sf_lower", "sf_upper"])
-            for row in zip(self.values, self.probs, self.sf_lower, self.sf_upper, strict=True):
-                w.writerow([repr(float(x)) for x in row])
+            w.writerow(CSV_COLUMNS)
+            for row in self.rows():
+                w.writerow([row[0], *(repr(float(x)) for x in row[1:])])
 
-    def plot(self, path: str | None = None, ax: Any = None, eps: float | None = None) -> Any:
-        """Plot the pmf of ``R`` (needs matplotlib, the ``plot`` extra).
+    def plot(self, path: str | None = None, eps: float | None = None) -> Any:
+        """Two panels: the bucket masses (tail beyond ``e^eps`` shaded) and the sf with its band.
 
-        Parameters
-        ----------
-        path : str, optional
-            Save the figure there (PNG, PDF, … by extension).
-        ax : matplotlib Axes, optional
-            Draw into these axes instead of a new figure.
-        eps : float, optional
-            Mark the threshold ``e^eps``.
+        Needs matplotlib (the ``plot`` extra); saves to ``path`` (PNG, PDF, … by extension)
+        if given, and returns the figure.
         """
-        try:
-            if ax is None and path is not None:
-                # A bare Figure: no pyplot state, no change of the session's backend.
-                from matplotlib.figure import Figure
+        from gpu_rs.quantities.distribution_plot import draw
 
-                fig = Figure(figsize=(7, 4))
-                ax = fig.subplots()
-            elif ax is None:
-                import matplotlib.pyplot as plt
-
-                fig, ax = plt.subplots(figsize=(7, 4))
-            else:
-                fig = ax.figure
-        except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise ImportError("plot() needs matplotlib: pip install 'gpu-rs[plot]'") from exc
-        ax.plot(self.values + 0.5 * self.step, self.probs, drawstyle="steps-mid", lw=1.2)
-        if eps is not None:
-            ax.axvline(math.exp(eps), color="C3", ls="--", lw=1, label=f"e^ε = {math.exp(eps):.4g}")
-            ax.legend()
-        ax.set_xlabel("privacy ratio R")
-        ax.set_ylabel(f"P[R in bucket of width {self.step:.3g}]")
-        ax.set_title(f"pmf of R: N = {self.n}, L = {self.bits}, q = {self.q:.4g}")
-        if path is not None:
-            fig.savefig(path, dpi=120, bbox_inches="tight")
-        return ax
+        return draw(self, path, eps)
 
     def __repr__(self) -> str:
         return (
-            f"RatioDistribution(n={self.n}, bits={self.bits}, q={self.q:.6g}, "
-            f"R in [{self.values[0]:.6g}, {self.values[-1] + self.step:.6g}) in {self.values.shape[0]} buckets, "
-            f"mean={self.mean:.6g}, var={self.var:.6g}, outside<={self.outside:.2e}; "
+            f"RatioDistribution(n={self.n}, bits={self.bits}, q={self.q:.6g}, scope={self.scope!r}, "
+            f"R in ({self.edges[0]:.6g}, {self.edges[-1]:.6g}] in {self.probs.shape[0]} buckets"
+            f"{' (log tail)' if self.log_tail else ''}, below in [{self.below[0]:.3g}, {self.below[1]:.3g}], "
+            f"above in [{self.above[0]:.3g}, {self.above[1]:.3g}], total in [{self.total_lower:.12g}, "
+            f"{self.total_upper:.12g}], mean={self.mean:.6g}, var={self.var:.6g}; "
             f"{self.backend}, {self.grid_points} terms, {self.seconds:.3g} s)"
         )
 
 
-def _full_law(prob: Problem) -> SumLaw:
-    """The law of ``Y = X − n w_0`` with no atom removed."""
-    zero, one = record_atoms(prob.bits, prob.q, ZERO), record_atoms(prob.bits, prob.q, ONE)
-    if not np.isfinite(zero.gaps).all():
-        raise ValueError(
-            f"bits={prob.bits} with q={prob.q:g} has atoms (q/p)^-L beyond float64; use tail() for such cases"
-        )
-    keep = np.ones(prob.bits + 1, dtype=bool)
-    parts = [
-        (restricted(at.gaps, at.log_probs, at.probs, at.prob_error, at.exact, keep), c)
-        for at, c in ((zero, prob.n - 1), (one, 1))
-        if c > 0
-    ]
-    return SumLaw(tuple(parts))
+def _forward_tail(n: int, bits: int, q: float, log_x: float, backend: str) -> tuple[float, float]:
+    """Certified ``P[R > e^log_x]`` from :func:`gpu_rs.pairs.scopes.forward` (the engine of ``tail``)."""
+    be = get_backend(backend)
+    plan_ = Plan(REL_WIDTH, ABS_WIDTH, plan_terms(DEFAULT_MAX_TERMS, be.free_memory(), None))
+    b = scopes.forward(Problem(n, bits, q, log_x), False, plan_, be.xp).bounds
+    return float(b.lower), float(b.upper)
 
 
-def _complex(xp: Any, re: Any, im: Any) -> Any:
-    return xp.astype(re, xp.complex128) + xp.astype(im, xp.complex128) * 1j
-
-
-def sf_on_grid(be: Backend, law: SumLaw, a: float, period: float, buckets: int) -> tuple[np.ndarray, np.ndarray]:
-    """Certified bounds on ``P[U ∈ (j/buckets, 1)]`` for ``j = 0 … buckets − 1``, by FFT."""
-    xp = be.xp
-    size = OVERSAMPLE * buckets
-    K = size - 1
-    spec = spectrum(xp, law, a, period, 1, K + 1)
-    _, b, c = vaaler_weights(xp, K, 1, K + 1)
-    zero = xp.zeros((1,), dtype=xp.complex128)
-    g = xp.concat([zero, _complex(xp, b * spec.re, -(b * spec.im))])
-    h = xp.concat([zero, _complex(xp, c * spec.re, c * spec.im)])
-    ev_alpha = -xp.imag(xp.fft.ifft(g) * size)
-    ed_alpha = 1.0 + 2.0 * xp.real(xp.fft.fft(h))
-    ev0 = -float(xp.sum(b * spec.im))
-    ed0 = 1.0 + 2.0 * float(xp.sum(c * spec.re))
-    alpha = xp.arange(0, size, dtype=xp.float64) / size
-    base = (1.0 - alpha) + ev0 + ev_alpha
-    kernel = (ed0 + ed_alpha) / (2.0 * K + 2.0)
-    weight = 2.0 * b + 2.0 * c / (K + 1.0)
-    fft_err = FFT_ERROR_CONSTANT * math.log2(size) * UNIT * float(xp.sum(weight * spec.modulus))
-    term_err = float(xp.sum(weight * (spec.err + spec.modulus * (16.0 * UNIT))))
-    roundoff = term_err + fft_err + 32.0 * UNIT
-    upper = be.to_host(base + kernel)[::OVERSAMPLE] + roundoff
-    lower = be.to_host(base - kernel)[::OVERSAMPLE] - roundoff
-    return lower, upper
+def _edges_of(
+    fc: ForwardCurve, mean: float, var: float, buckets: int, tail_mass: float, span: Any, log: bool
+) -> tuple[np.ndarray, bool]:
+    if span is None:
+        if log:
+            raise ValueError("log=True needs range=(A, B): the default grid already has a logarithmic tail")
+        return default_edges(fc, mean, var, buckets, tail_mass)
+    if not isinstance(span, (tuple, list)) or len(span) != 2:
+        raise ValueError(f"range must be a pair (A, B) with A < B: got {span!r}")
+    lo, hi = (check_real("range", v) for v in span)
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi) or (log and lo <= 0.0):
+        need = "0 < A < B" if log else "A < B, both finite"
+        raise ValueError(f"range must be a pair (A, B) with {need}: got {span!r}")
+    return chosen_edges(lo, hi, buckets, log), log
 
 
 def ratio_distribution(
-    n: int, bits: int, q: float, *, backend: str = "auto", buckets: int = 2048, tail_mass: float = 1e-12
+    n: int,
+    bits: int,
+    q: float,
+    *,
+    backend: str = "auto",
+    buckets: int = 64,
+    range: tuple[float, float] | None = None,
+    log: bool = False,
+    tail_mass: float = 1e-12,
+    scope: str = "forward",
+    max_memory: int | None = None,
 ) -> RatioDistribution:
-    """The bucketed pmf of ``R`` with certified survival-function bounds.
+    """The distribution of ``R`` in buckets, with certified bounds at every edge.
 
     ``R = X/N`` under the seed's pair in the seed's order (``scope="forward"`` of
-    :func:`gpu_rs.tail`): the law of one order of one pair, so it takes no ``scope``.
-    For a guarantee over more pairs use :func:`gpu_rs.tail` with ``scope``.
+    :func:`gpu_rs.tail`): the law of one order of one pair. For a guarantee over more
+    pairs use :func:`gpu_rs.tail` with ``scope``.
 
     Parameters
     ----------
@@ -202,46 +230,68 @@ def ratio_distribution(
     backend : {"auto", "numpy", "cupy"}
         Array backend.
     buckets : int
-        Number of buckets across the window, ``16 <= buckets <= 2**22``.
+        Number of buckets, ``2 <= buckets <= 2**24`` and within the memory budget
+        (refused up front with an estimate otherwise).
+    range : (float, float), optional
+        Show ``(A, B]``; by default the grid follows the mass (linear over the body, logarithmic
+        over a heavy tail, out to where at most ``tail_mass`` is left).
+    log : bool
+        Equal ratios instead of equal steps over ``range`` (needs ``0 < A``).
     tail_mass : float
-        The window leaves at most this much mass (Chernoff) on each side.
+        The default grid leaves at most about this much mass on each side, ``0 < tail_mass < 0.5``.
+    scope : {"forward"}
+        The distribution is of the forward order only; other scopes are refused.
+    max_memory : int, optional
+        Memory budget in bytes (default: half the free memory).
     """
     start = time.perf_counter()
     prob = Problem(n, bits, q, 1.0)
-    buckets = check_int("buckets", buckets, 16, 1 << 22)
+    if scope != "forward":
+        raise ValueError(
+            f"scope must be 'forward' for ratio_distribution (the law of one order of one pair): got {scope!r}"
+        )
+    buckets = check_int("buckets", buckets, 2, 1 << 24)
     tail_mass = check_open("tail_mass", tail_mass, 0.0, 0.5)
+    log = check_bool("log", log)
     be = get_backend(backend)
-    law = _full_law(prob)
-    a = chernoff.lower_quantile(law, tail_mass)
-    top = chernoff.upper_quantile(law, tail_mass)
-    if top <= a:
-        top = a + max(abs(a), 1.0) * 1e-6
-    span = top - a
-    step = span / buckets
-    below, above = chernoff.lower_tail(law, a), chernoff.upper_tail(law, top)
-    lower, upper = sf_on_grid(be, law, a, span, buckets)
-    # P[Y > x_j] is P[U in (alpha_j, 1)] plus the mass above the window, less any aliased mass.
-    # sf is non-increasing, so each bound also holds for every later (upper) or earlier
-    # (lower) edge: take the running envelopes.
-    sf_lo = np.maximum.accumulate(np.clip(lower - below - above, 0.0, None)[::-1])[::-1]
-    sf_hi = np.minimum.accumulate(np.minimum(upper + above, 1.0))
-    mid = 0.5 * (sf_lo + sf_hi)
-    probs = mid - np.append(mid[1:], 0.5 * above)
-    w0 = math.exp(record_atoms(prob.bits, prob.q).log_values[0])
-    values = (a + step * np.arange(buckets)) / prob.n + w0
+    budget = be.free_memory() // 2 if max_memory is None else check_int("max_memory", max_memory, 1, 1 << 50)
+    memory = plan(buckets, prob.bits, budget)
+    fc = ForwardCurve(prob.n, prob.bits, prob.q, EDGE_TERMS, be.xp)
     mean, var = moments(prob.n, prob.bits, prob.q)
+    edges, log_tail = _edges_of(fc, mean, var, buckets, tail_mass, range, log)
+    lower, upper = fc.sf(edges, EDGE_REL_WIDTH, EDGE_ABS_WIDTH)
+    # sf is non-increasing: each bound holds at every later (upper) or earlier (lower) edge.
+    lower = np.maximum.accumulate(lower[::-1])[::-1]
+    upper = np.minimum.accumulate(upper)
+    mid = 0.5 * (lower + upper)
+    probs = mid[:-1] - mid[1:]
+    p_lo = np.maximum(0.0, lower[:-1] - upper[1:])
+    p_hi = np.minimum(1.0, upper[:-1] - lower[1:])
+    below, above = (1.0 - float(upper[0]), 1.0 - float(lower[0])), (float(lower[-1]), float(upper[-1]))
+    total_lo = math.fsum([*p_lo.tolist(), below[0], above[0]])
+    total_hi = math.fsum([*p_hi.tolist(), below[1], above[1]])
     return RatioDistribution(
         n=prob.n,
         bits=prob.bits,
         q=prob.q,
-        values=values,
+        edges=edges,
         probs=probs,
-        sf_lower=sf_lo,
-        sf_upper=sf_hi,
+        probs_lower=p_lo,
+        probs_upper=p_hi,
+        sf_lower=lower,
+        sf_upper=upper,
+        below=below,
+        above=above,
+        total_lower=total_lo,
+        total_upper=total_hi,
+        log_tail=log_tail,
         mean=mean,
         var=var,
-        outside=below + above,
+        scope="forward",
+        guarantee=guarantee("forward", exact_all=False),
         backend=be.name,
-        grid_points=OVERSAMPLE * buckets - 1,
+        grid_points=fc.terms,
+        memory_bytes=max(memory, fc.memory),
         seconds=time.perf_counter() - start,
+        _curves={},
     )
