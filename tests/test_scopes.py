@@ -271,3 +271,14 @@ def test_l1_all_pairs_where_every_tail_is_below_the_width():
     b = gpu_rs.tail(n, 1, q, eps, scope="all", backend="numpy")
     assert b.met and b.upper <= 1e-12
     assert b.lower <= brute["max"] <= b.upper
+
+
+def test_l1_background_search_where_the_guess_lies_beyond_n():
+    """n = 1000, q = 0.0215, ε = 2: the normal guess of ``k*`` for the first background lies above
+    ``n``, which gave an empty span ("negative dimensions are not allowed") during a calibration."""
+    q = 0.02148255136522028
+    every = gpu_rs.tail(1000, 1, q, 2.0, scope="all")
+    seed = gpu_rs.tail(1000, 1, q, 2.0, scope="homogeneous")
+    assert every.upper >= seed.lower
+    assert every.lower <= every.upper <= 1.0
+    assert every.upper - every.lower <= 1e-3 * every.upper + 1e-15

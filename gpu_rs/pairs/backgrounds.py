@@ -105,10 +105,10 @@ class WorstBackground:
             for margin in (spread, 8.0 * spread + 64.0, math.inf):
                 top = self._guess(start) + margin + 2.0
                 bottom = self._guess(start + size - 1) - margin - 2.0
-                span = (
-                    max(0, math.floor(bottom)) if math.isfinite(bottom) else 0,
-                    min(self.n, math.ceil(top)) if math.isfinite(top) else self.n,
-                )
+                # The guess may lie beyond 0 … n (far tails): keep a span of at least two columns.
+                k1 = min(self.n, max(1, math.ceil(top))) if math.isfinite(top) else self.n
+                k0 = max(0, min(math.floor(bottom), k1 - 1)) if math.isfinite(bottom) else 0
+                span = (k0, k1)
                 if self._read(block_masses(self.n, self.q, start, size, span), start, size, last=margin == math.inf):
                     break
 
