@@ -71,7 +71,7 @@ def draw(d: Any, path: str | None, eps: float | None) -> Any:
         bottom.plot([lam, lam], [max(lo, 1e-300), hi], color="C3", lw=3, label="certified tail at e^ε")
     if log_x:
         top.set_xscale("log")
-    top.legend(loc="upper left", fontsize=8)
+    top.legend(loc="best", fontsize=8)
     bottom.legend(loc="lower left", fontsize=8)
     if path is not None:
         fig.savefig(path, dpi=120)
