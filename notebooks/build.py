@@ -251,8 +251,7 @@ ax.set_xscale("log")
 ax.set_yscale("log")  # L = 1 needs q ~ 1e-5 at N = 1e6, L = 40 nearly 0.4
 ax.set_xlabel("N")
 ax.set_ylabel("calibrated q")
-ax.set_title(f"q with certified P[R > e²] ≤ {ETA:g} for the seed's pair\n"
-             f"(the table's default scope), from {path.name}", fontsize=10)
+ax.set_title(f"q with certified P[R > e²] ≤ {ETA:g}, seed's pair (the table's default)", fontsize=10)
 ax.legend()
 show(fig)'''),
     ("md", """\
