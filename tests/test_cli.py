@@ -252,7 +252,7 @@ def test_pmf_flags(capsys):
     start = time.perf_counter()
     code, _, err = run(capsys, ["pmf", "--n", "1e7", "--bits", "64", "--q", "0.3", "--buckets", "16000000"])
     assert code == 2 and err.count("\n") == 1 and "buckets must be at most" in err
-    assert time.perf_counter() - start < 2.0
+    assert time.perf_counter() - start < 5.0  # refused before any work
 
 
 def test_pmf_threshold_and_json(capsys):

@@ -101,7 +101,7 @@ def test_buckets_beyond_the_budget_are_refused_at_once():
         gpu_rs.ratio_distribution(10**7, 64, 0.3, buckets=1 << 24)
     with pytest.raises(ValueError, match="buckets must be at most"):
         gpu_rs.ratio_distribution(1000, 5, 0.2, buckets=100_000, max_memory=1 << 20)
-    assert time.perf_counter() - start < 1.0
+    assert time.perf_counter() - start < 5.0  # refused before any work (the work would take minutes)
 
 
 def test_range_and_log():
