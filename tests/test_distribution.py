@@ -128,3 +128,20 @@ def test_sf_refuses_bad_x():
     with pytest.raises(ValueError, match="x must be a number"):
         d.sf(math.nan)
     assert d.sf(math.inf) == (0.0, 0.0) and d.sf(-math.inf) == (1.0, 1.0)
+
+
+@pytest.mark.parametrize("n,bits,q,refined", [(1000, 5, 0.2446, 2), (50, 64, 0.05, 0)])
+def test_every_edge_is_as_tight_as_tail_there(n, bits, q, refined):
+    """Edges the curve leaves wider than ``tail`` would are asked of ``tail``'s engine and intersected:
+    each edge above ``R = 1`` is then no wider than ``tail`` at that threshold or than the edges' width."""
+    d = gpu_rs.ratio_distribution(n, bits, q, backend="numpy", buckets=6)
+    assert d.refined == refined  # (1000, 5): two deep edges the curve leaves wider than 1e-2
+    for x, lo, hi in zip(d.edges, d.sf_lower, d.sf_upper, strict=True):
+        if x <= 1.0:
+            continue
+        b = gpu_rs.tail(n, bits, q, math.log(x), scope="forward", backend="numpy")
+        assert lo <= b.upper and b.lower <= hi  # both contain the truth
+        asked = max(1e-2 * min(lo, 1.0 - hi), 1e-10)
+        assert hi - lo <= max(b.upper - b.lower, asked) * (1 + 1e-9), (x, lo, hi, b.lower, b.upper)
+    widths = d.sf_upper - d.sf_lower
+    assert d.met == bool(np.all(widths <= np.maximum(1e-2 * np.minimum(d.sf_lower, 1 - d.sf_upper), 1e-10)))

@@ -132,6 +132,8 @@ def run(args: argparse.Namespace) -> int:
     )
     if tail is not None and eps is not None:
         print(f"  P[R > {math.exp(eps):.6g}] in [{tail[0]:.4e}, {tail[1]:.4e}]  (certified)")
+    reach = "every edge within" if d.met else "NOT every edge within"
+    print(f"  edges       {reach} relative 1e-2 (absolute 1e-10); {d.refined} asked again of tail's engine")
     print(f"  backend {d.backend}, {d.grid_points} terms, {d.seconds:.3g} s")
     if args.csv is not None:
         print(f"wrote {args.csv}")

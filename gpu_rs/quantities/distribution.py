@@ -1,11 +1,12 @@
 """``ratio_distribution``: the distribution of ``R`` in buckets, certified at every edge.
 
 Built on the engine's whole-curve machinery (:mod:`gpu_rs.quantities.distribution_curve`): at
-every bucket edge ``x`` the survival ``P[R > x]`` is bracketed as tightly as :func:`gpu_rs.tail`
-brackets it; bucket masses are differences of those brackets, and the mass below the first
-edge and above the last is an explicit entry with its own certified bounds (never folded
-into a bucket). Nothing is clipped or renormalised: the shown masses and the outside entries
-add up to 1 within the sum of their certified widths.
+every bucket edge ``x`` the survival ``P[R > x]`` is bracketed to relative width ``1e-2`` (``1e-10``
+absolute), and edges the curve leaves wider are asked of :func:`gpu_rs.tail`'s engine
+(:mod:`gpu_rs.quantities.distribution_edges`); bucket masses are differences of those brackets,
+and the mass below the first edge and above the last is an explicit entry with its own certified
+bounds (never folded into a bucket). Nothing is renormalised: the shown masses and the outside
+entries add up to 1 within the sum of their certified widths.
 """
 
 from __future__ import annotations
@@ -22,20 +23,19 @@ from gpu_rs.common.backend import get_backend
 from gpu_rs.common.limits import MAX_EPS, MIN_EPS
 from gpu_rs.common.serialize import ToDict, plain
 from gpu_rs.common.validation import Problem, check_bool, check_int, check_open, check_real
-from gpu_rs.engine.pipeline import Plan, plan_terms
-from gpu_rs.pairs import scopes
 from gpu_rs.pairs.guarantees import guarantee
 from gpu_rs.quantities.closed_forms import moments
 from gpu_rs.quantities.distribution_curve import ForwardCurve
+from gpu_rs.quantities.distribution_edges import forward_tail, refine, wide
 from gpu_rs.quantities.distribution_grid import chosen_edges, default_edges, plan
-from gpu_rs.quantities.tail import DEFAULT_MAX_TERMS
 
 EDGE_TERMS = 1 << 14
 """Most frequencies of the curve behind the edges (many points at once)."""
 REL_WIDTH, ABS_WIDTH = 1e-3, 1e-12
 """Width asked of :meth:`RatioDistribution.sf`: ``max(REL_WIDTH × min(sf, 1 − sf), ABS_WIDTH)``, as ``tail`` asks."""
 EDGE_REL_WIDTH, EDGE_ABS_WIDTH = 1e-2, 1e-10
-"""Width asked at the edges of the grid (many points at once; each still certified)."""
+WIDTHS = (EDGE_REL_WIDTH, EDGE_ABS_WIDTH, REL_WIDTH, ABS_WIDTH)
+"""Width asked at the edges of the grid (many points at once); edges left wider are asked of ``tail``."""
 CSV_COLUMNS = ("kind", "r_left", "r_right", "prob", "prob_lower", "prob_upper", "sf_lower", "sf_upper")
 """Columns of :meth:`RatioDistribution.to_csv`; ``sf_*`` bound ``P[R > r_left]``."""
 
@@ -63,6 +63,11 @@ class RatioDistribution(ToDict):
     total_lower, total_upper : float
         Sums of the certified lower and upper bounds of every bucket and both outside entries:
         the true total, 1, lies between them.
+    refined : int
+        Edges the curve left wider than asked, asked again of ``tail``'s engine (at most 16, widest first).
+    met : bool
+        Whether every edge's bracket is within ``max(1e-2 · min(sf, 1 − sf), 1e-10)``, the width
+        asked of the edges.
     log_tail : bool
         Whether part of the grid has logarithmic steps.
     scope, guarantee : str
@@ -84,6 +89,8 @@ class RatioDistribution(ToDict):
     above: tuple[float, float]
     total_lower: float
     total_upper: float
+    refined: int
+    met: bool
     log_tail: bool
     mean: float
     var: float
@@ -120,7 +127,7 @@ class RatioDistribution(ToDict):
         if math.isinf(x):
             return (0.0, 0.0) if x > 0 else (1.0, 1.0)
         if MIN_EPS <= math.log(x) < MAX_EPS if x > 0.0 else False:
-            return _forward_tail(self.n, self.bits, self.q, math.log(x), self.backend)  # the engine of tail
+            return forward_tail(self.n, self.bits, self.q, math.log(x), self.backend, REL_WIDTH, ABS_WIDTH)
         if "point" not in self._curves:
             self._curves["point"] = ForwardCurve(self.n, self.bits, self.q, EDGE_TERMS, get_backend(self.backend).xp)
         found = self._curves["point"].sf(np.array([x]), REL_WIDTH, ABS_WIDTH)
@@ -175,17 +182,9 @@ class RatioDistribution(ToDict):
             f"R in ({self.edges[0]:.6g}, {self.edges[-1]:.6g}] in {self.probs.shape[0]} buckets"
             f"{' (log tail)' if self.log_tail else ''}, below in [{self.below[0]:.3g}, {self.below[1]:.3g}], "
             f"above in [{self.above[0]:.3g}, {self.above[1]:.3g}], total in [{self.total_lower:.12g}, "
-            f"{self.total_upper:.12g}], mean={self.mean:.6g}, var={self.var:.6g}; "
-            f"{self.backend}, {self.grid_points} terms, {self.seconds:.3g} s)"
+            f"{self.total_upper:.12g}], mean={self.mean:.6g}, var={self.var:.6g}, met={self.met}; "
+            f"{self.backend}, {self.grid_points} terms, {self.refined} edges by tail, {self.seconds:.3g} s)"
         )
-
-
-def _forward_tail(n: int, bits: int, q: float, log_x: float, backend: str) -> tuple[float, float]:
-    """Certified ``P[R > e^log_x]`` from :func:`gpu_rs.pairs.scopes.forward` (the engine of ``tail``)."""
-    be = get_backend(backend)
-    plan_ = Plan(REL_WIDTH, ABS_WIDTH, plan_terms(DEFAULT_MAX_TERMS, be.free_memory(), None))
-    b = scopes.forward(Problem(n, bits, q, log_x), False, plan_, be.xp).bounds
-    return float(b.lower), float(b.upper)
 
 
 def _edges_of(
@@ -260,6 +259,7 @@ def ratio_distribution(
     mean, var = moments(prob.n, prob.bits, prob.q)
     edges, log_tail = _edges_of(fc, mean, var, buckets, tail_mass, range, log)
     lower, upper = fc.sf(edges, EDGE_REL_WIDTH, EDGE_ABS_WIDTH)
+    lower, upper, refined = refine(prob, edges, lower, upper, be.name, WIDTHS)
     # sf is non-increasing: each bound holds at every later (upper) or earlier (lower) edge.
     lower = np.maximum.accumulate(lower[::-1])[::-1]
     upper = np.minimum.accumulate(upper)
@@ -284,6 +284,8 @@ def ratio_distribution(
         above=above,
         total_lower=total_lo,
         total_upper=total_hi,
+        refined=refined,
+        met=not bool(np.any(wide(lower, upper, EDGE_REL_WIDTH, EDGE_ABS_WIDTH))),
         log_tail=log_tail,
         mean=mean,
         var=var,

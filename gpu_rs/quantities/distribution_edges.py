@@ -1,0 +1,69 @@
+"""Edges of the distribution that the curve leaves wider than asked, refined by ``tail``'s engine.
+
+The whole curve (:mod:`gpu_rs.quantities.distribution_curve`) brackets ``P[R > x]`` at every
+edge with one spectrum; its error is absolute, so far in a heavy tail (``P`` near ``1e-8`` at
+``L = 40``, ``N = 1e7``) an edge can stay wider than asked. Each such edge above ``R = 1`` is asked
+again of the engine of ``tail(scope="forward")`` at ``e^ε = x``, and the two certified intervals
+are intersected (both contain the truth, so their intersection does): the edge is then as tight
+as ``tail`` at that threshold.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from gpu_rs.common.backend import get_backend
+from gpu_rs.common.limits import MAX_EPS, MIN_EPS
+from gpu_rs.common.validation import Problem
+from gpu_rs.engine.pipeline import Plan, plan_terms
+from gpu_rs.pairs import scopes
+from gpu_rs.quantities.tail import DEFAULT_MAX_TERMS
+
+MAX_REFINED = 16
+"""Edges refined at most (the widest first): each is one tail query."""
+
+
+def forward_tail(
+    n: int, bits: int, q: float, log_x: float, backend: str, rel_width: float, abs_width: float
+) -> tuple[float, float]:
+    """Certified ``P[R > e^log_x]`` from :func:`gpu_rs.pairs.scopes.forward` (the engine of ``tail``)."""
+    be = get_backend(backend)
+    plan_ = Plan(rel_width, abs_width, plan_terms(DEFAULT_MAX_TERMS, be.free_memory(), None))
+    b = scopes.forward(Problem(n, bits, q, log_x), False, plan_, be.xp).bounds
+    return float(b.lower), float(b.upper)
+
+
+def wide(lower: np.ndarray, upper: np.ndarray, rel_width: float, abs_width: float) -> np.ndarray:
+    """Whether each bracket is wider than ``max(rel_width · min(sf, 1 − sf), abs_width)``."""
+    size = np.minimum(lower, 1.0 - upper)
+    return (upper - lower) > np.maximum(rel_width * np.maximum(size, 0.0), abs_width)
+
+
+def refine(
+    prob: Problem,
+    edges: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    backend: str,
+    widths: tuple[float, float, float, float],
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Intersect the curve's brackets with ``tail``'s at up to :data:`MAX_REFINED` edges left wide.
+
+    ``widths`` is ``(rel, abs)`` asked of the edges, then ``(rel, abs)`` asked of ``tail``. Returns
+    the new ``lower``, ``upper`` and the number of edges asked again. Only edges wider than asked
+    with ``MIN_EPS <= log x < MAX_EPS`` (the thresholds ``tail`` takes) are asked, widest
+    (relative to the width asked) first.
+    """
+    rel_width, abs_width = widths[:2]
+    logs = np.log(np.maximum(edges, np.finfo(float).tiny))
+    todo = np.flatnonzero(wide(lower, upper, rel_width, abs_width) & (logs >= MIN_EPS) & (logs < MAX_EPS))
+    excess = (upper - lower)[todo] / np.maximum(rel_width * np.minimum(lower, 1.0 - upper)[todo], abs_width)
+    todo = todo[np.argsort(-excess, kind="stable")][:MAX_REFINED]
+    lower, upper = lower.copy(), upper.copy()
+    for i in todo.tolist():
+        x = math.log(float(edges[i]))
+        lo, hi = forward_tail(prob.n, prob.bits, prob.q, x, backend, widths[2], widths[3])
+        lower[i], upper[i] = max(lower[i], lo), min(upper[i], hi)
+    return lower, upper, int(todo.shape[0])
