@@ -19,7 +19,8 @@ import json
 import math
 import sys
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from . import cases as C
 from .measure import Runner
@@ -27,6 +28,12 @@ from .report import Table, fmt_bytes, fmt_g, fmt_p, fmt_s, machine
 
 MC_MIN_SECONDS = 0.5
 """Monte Carlo runs at the exact method's wall time, but never shorter than this."""
+
+
+ISOLATION = {
+    True: "a fresh spawned process per measurement",
+    False: "one shared spawned worker (peak mark reset per task)",
+}
 
 
 def _err(msg: str) -> None:
@@ -66,8 +73,10 @@ def _run_case(runner: Runner, case: C.Case, backend: str, quick: bool) -> dict[s
     seconds = max(exact.get("seconds", 0.0), MC_MIN_SECONDS)
     _err(f"[{case.key}] Monte Carlo for {seconds:.2g} s …")
     out["mc"] = runner.run("mc", dict(base, seconds=seconds), trace_kwargs=dict(base, seconds=0.05))
-    caps = dict(max_grid=1 << 16, time_cap=5.0, memory_cap=2**30) if quick else dict(
-        max_grid=1 << 22, time_cap=120.0, memory_cap=4 * 2**30
+    caps = (
+        dict(max_grid=1 << 16, time_cap=5.0, memory_cap=2**30)
+        if quick
+        else dict(max_grid=1 << 22, time_cap=120.0, memory_cap=4 * 2**30)
     )
     _err(f"[{case.key}] naive repeated squaring (grid <= {caps['max_grid']}, cap {caps['time_cap']:g} s) …")
     out["naive"] = runner.run("naive", dict(base, **caps), trace=False, timeout=4 * caps["time_cap"] + 60)
@@ -112,8 +121,22 @@ def _run_slow_tails(runner: Runner, backend: str) -> list[dict[str, Any]]:
 def _slow_table(rows: list[dict[str, Any]]) -> Table:
     t = Table(
         f"Slowest single tails (issue 22: each <= {C.SLOW_TAIL_SECONDS:g} s)",
-        ["case", "n", "bits", "q", "eps", "scope", "before", "seconds", "method", "terms", "lower", "upper",
-         "met", f"<= {C.SLOW_TAIL_SECONDS:g} s"],
+        [
+            "case",
+            "n",
+            "bits",
+            "q",
+            "eps",
+            "scope",
+            "before",
+            "seconds",
+            "method",
+            "terms",
+            "lower",
+            "upper",
+            "met",
+            f"<= {C.SLOW_TAIL_SECONDS:g} s",
+        ],
     )
     for row in rows:
         c, cells = row["case"], _exact_cells(row["run"])
@@ -123,8 +146,18 @@ def _slow_table(rows: list[dict[str, Any]]) -> Table:
             continue
         ok = row["run"]["seconds"] <= C.SLOW_TAIL_SECONDS
         verdict = "yes" if ok else "NO"
-        t.add([*head, cells["seconds"], cells["method"], cells["terms"], cells["lower"], cells["upper"],
-               cells["met"], verdict])
+        t.add(
+            [
+                *head,
+                cells["seconds"],
+                cells["method"],
+                cells["terms"],
+                cells["lower"],
+                cells["upper"],
+                cells["met"],
+                verdict,
+            ]
+        )
     return t
 
 
@@ -154,8 +187,20 @@ def _exact_cells(run: dict[str, Any]) -> dict[str, str]:
 
 
 ENGINE_HEADERS = [
-    "case", "backend", "method", "q", "seconds", "peak RSS", "ΔRSS", "tracemalloc peak",
-    "terms", "lower", "upper", "width", "rel width", "met",
+    "case",
+    "backend",
+    "method",
+    "q",
+    "seconds",
+    "peak RSS",
+    "ΔRSS",
+    "tracemalloc peak",
+    "terms",
+    "lower",
+    "upper",
+    "width",
+    "rel width",
+    "met",
 ]
 
 
@@ -174,8 +219,19 @@ def build_tables(res: dict[str, Any]) -> list[Table]:
     base = Table(
         "Baselines: Monte Carlo at equal wall time, naive repeated squaring",
         [
-            "case", "exact s", "exact width", "MC s", "MC samples", "MC estimate", "MC 99.9% CI",
-            "MC CI width", "MC/exact width", "naive grid G", "naive s", "naive peak RSS", "naive [P_down, P_up]",
+            "case",
+            "exact s",
+            "exact width",
+            "MC s",
+            "MC samples",
+            "MC estimate",
+            "MC 99.9% CI",
+            "MC CI width",
+            "MC/exact width",
+            "naive grid G",
+            "naive s",
+            "naive peak RSS",
+            "naive [P_down, P_up]",
         ],
         [
             "MC: T ~ Multinomial(N−1, p0), outlier l ~ Bin(L, p), X = Σ T_l w_l + w_l1 > N e^ε; "
@@ -200,25 +256,59 @@ def build_tables(res: dict[str, Any]) -> list[Table]:
             continue
         if case["kind"] == "calibrate":
             r = run["result"]
-            engine.add([
-                key, cells["backend"], f"calibrate ({r['steps']} tails, max {fmt_s(r['step_seconds_max'])})",
-                f"{r['q']:.8g}", cells["seconds"], cells["peak"], cells["delta"], cells["py"], cells["terms"],
-                cells["lower"], cells["upper"], cells["width"], cells["rel"], cells["met"],
-            ])
+            engine.add(
+                [
+                    key,
+                    cells["backend"],
+                    f"calibrate ({r['steps']} tails, max {fmt_s(r['step_seconds_max'])})",
+                    f"{r['q']:.8g}",
+                    cells["seconds"],
+                    cells["peak"],
+                    cells["delta"],
+                    cells["py"],
+                    cells["terms"],
+                    cells["lower"],
+                    cells["upper"],
+                    cells["width"],
+                    cells["rel"],
+                    cells["met"],
+                ]
+            )
             if r.get("three_sigma_q") is not None:
                 ok = r["three_sigma_upper"] <= case["eta"]
-                three.add([
-                    key, case["n"], case["bits"], fmt_g(case["eps"]), f"{r['three_sigma_q']:.6g}", "—",
-                    f"[{fmt_p(r['three_sigma_lower'], 4)}, {fmt_p(r['three_sigma_upper'], 4)}]",
-                    f"{case['eta']:g}", "yes" if ok else f"NO (calibrated q = {r['q']:.6g})",
-                ])
+                three.add(
+                    [
+                        key,
+                        case["n"],
+                        case["bits"],
+                        fmt_g(case["eps"]),
+                        f"{r['three_sigma_q']:.6g}",
+                        "—",
+                        f"[{fmt_p(r['three_sigma_lower'], 4)}, {fmt_p(r['three_sigma_upper'], 4)}]",
+                        f"{case['eta']:g}",
+                        "yes" if ok else f"NO (calibrated q = {r['q']:.6g})",
+                    ]
+                )
             continue
         r = run["result"]
-        engine.add([
-            key, cells["backend"], cells["method"], f"{case['q']:g}", cells["seconds"], cells["peak"],
-            cells["delta"], cells["py"], cells["terms"], cells["lower"], cells["upper"], cells["width"],
-            cells["rel"], cells["met"],
-        ])
+        engine.add(
+            [
+                key,
+                cells["backend"],
+                cells["method"],
+                f"{case['q']:g}",
+                cells["seconds"],
+                cells["peak"],
+                cells["delta"],
+                cells["py"],
+                cells["terms"],
+                cells["lower"],
+                cells["upper"],
+                cells["width"],
+                cells["rel"],
+                cells["met"],
+            ]
+        )
         if "mc" in item:
             m = item["mc"]
             ew = r["upper"] - r["lower"]
@@ -227,8 +317,11 @@ def build_tables(res: dict[str, Any]) -> list[Table]:
             else:
                 mr = m["result"]
                 mc_cells = [
-                    fmt_s(mr["seconds"]), f"{mr['samples']:,}", fmt_p(mr["estimate"], 3),
-                    f"[{fmt_p(mr['ci_lower'], 3)}, {fmt_p(mr['ci_upper'], 3)}]", fmt_p(mr["ci_width"], 2),
+                    fmt_s(mr["seconds"]),
+                    f"{mr['samples']:,}",
+                    fmt_p(mr["estimate"], 3),
+                    f"[{fmt_p(mr['ci_lower'], 3)}, {fmt_p(mr['ci_upper'], 3)}]",
+                    fmt_p(mr["ci_width"], 2),
                     _ratio(mr["ci_width"], ew),
                 ]
             nv = item["naive"]
@@ -239,33 +332,72 @@ def build_tables(res: dict[str, Any]) -> list[Table]:
             else:
                 nr = nv["result"]
                 nv_cells = [
-                    f"2^{int(math.log2(nr['grid']))}", fmt_s(nr["seconds"]), fmt_bytes(nv["peak_rss"]),
+                    f"2^{int(math.log2(nr['grid']))}",
+                    fmt_s(nr["seconds"]),
+                    fmt_bytes(nv["peak_rss"]),
                     f"[{fmt_p(nr['lower'], 4)}, {fmt_p(nr['upper'], 4)}]",
                 ]
-            base.add([key, fmt_s(run["seconds"]), fmt_p(ew, 2)] + mc_cells + nv_cells)
+            base.add([key, fmt_s(run["seconds"]), fmt_p(ew, 2), *mc_cells, *nv_cells])
         if "three_sigma" in item:
             t3 = item["three_sigma"]
             if "error" in t3:
                 three.add([key, case["n"], case["bits"], fmt_g(case["eps"]), t3["error"], "—", "—", "—", "—"])
             elif "error" in t3["tail"]:
-                three.add([key, case["n"], case["bits"], fmt_g(case["eps"]), f"{t3['q']:.6g}",
-                           fmt_s(t3["seconds"]), "ERROR " + t3["tail"]["error"], "—", "—"])
+                three.add(
+                    [
+                        key,
+                        case["n"],
+                        case["bits"],
+                        fmt_g(case["eps"]),
+                        f"{t3['q']:.6g}",
+                        fmt_s(t3["seconds"]),
+                        "ERROR " + t3["tail"]["error"],
+                        "—",
+                        "—",
+                    ]
+                )
             else:
                 tr = t3["tail"]["result"]
                 ok = tr["upper"] <= C.ETA_3SIGMA
                 verdict = "yes" if ok else ("NO" if tr["lower"] > C.ETA_3SIGMA else "undecided")
-                three.add([
-                    key, case["n"], case["bits"], fmt_g(case["eps"]), f"{t3['q']:.6g}", fmt_s(t3["seconds"]),
-                    f"[{fmt_p(tr['lower'], 4)}, {fmt_p(tr['upper'], 4)}]", f"{C.ETA_3SIGMA:g}", verdict,
-                ])
+                three.add(
+                    [
+                        key,
+                        case["n"],
+                        case["bits"],
+                        fmt_g(case["eps"]),
+                        f"{t3['q']:.6g}",
+                        fmt_s(t3["seconds"]),
+                        f"[{fmt_p(tr['lower'], 4)}, {fmt_p(tr['upper'], 4)}]",
+                        f"{C.ETA_3SIGMA:g}",
+                        verdict,
+                    ]
+                )
     tables += [engine, base, three]
     targets = _targets(res)
     if targets.rows:
         tables.append(targets)
-    for label, title in (("growth_n", "Cost against N (L = 40, ε = 2, q from the 3σ rule)"),
-                         ("growth_l", "Cost against L (ε = 2, q from the 3σ rule)")):
-        t = Table(title, ["N", "L", "q (3σ)", "method", "seconds", "peak RSS", "ΔRSS", "tracemalloc peak",
-                          "terms", "width", "rel width", "tail (estimate)"])
+    for label, title in (
+        ("growth_n", "Cost against N (L = 40, ε = 2, q from the 3σ rule)"),
+        ("growth_l", "Cost against L (ε = 2, q from the 3σ rule)"),
+    ):
+        t = Table(
+            title,
+            [
+                "N",
+                "L",
+                "q (3σ)",
+                "method",
+                "seconds",
+                "peak RSS",
+                "ΔRSS",
+                "tracemalloc peak",
+                "terms",
+                "width",
+                "rel width",
+                "tail (estimate)",
+            ],
+        )
         for row in res.get(label, []):
             if "error" in row:
                 t.add([f"{row['n']:.0e}", row["bits"], row["error"]] + ["—"] * 9)
@@ -275,8 +407,22 @@ def build_tables(res: dict[str, Any]) -> list[Table]:
                 t.add([f"{row['n']:.0e}", row["bits"], f"{row['q']:.6g}", "ERROR " + c["error"]] + ["—"] * 8)
                 continue
             rr = row["run"]["result"]
-            t.add([f"{row['n']:.0e}", row["bits"], f"{row['q']:.6g}", c["method"], c["seconds"], c["peak"],
-                   c["delta"], c["py"], c["terms"], c["width"], c["rel"], fmt_p(rr["estimate"], 4)])
+            t.add(
+                [
+                    f"{row['n']:.0e}",
+                    row["bits"],
+                    f"{row['q']:.6g}",
+                    c["method"],
+                    c["seconds"],
+                    c["peak"],
+                    c["delta"],
+                    c["py"],
+                    c["terms"],
+                    c["width"],
+                    c["rel"],
+                    fmt_p(rr["estimate"], 4),
+                ]
+            )
         if t.rows:
             tables.append(t)
     if res.get("slow_tails"):
@@ -301,19 +447,32 @@ def _targets(res: dict[str, Any]) -> Table:
         if case["max_seconds"] is not None:
             add(key, f"time <= {case['max_seconds']:g} s", fmt_s(run["seconds"]), run["seconds"] <= case["max_seconds"])
         if case["moonshot_seconds"] is not None:
-            add(key, f"moonshot: time <= {case['moonshot_seconds']:g} s", fmt_s(run["seconds"]),
-                run["seconds"] <= case["moonshot_seconds"])
+            add(
+                key,
+                f"moonshot: time <= {case['moonshot_seconds']:g} s",
+                fmt_s(run["seconds"]),
+                run["seconds"] <= case["moonshot_seconds"],
+            )
         if case["max_bytes"] is not None:
-            add(key, f"peak RSS <= {case['max_bytes'] / 1e9:g} GB", fmt_bytes(run["peak_rss"]),
-                run["peak_rss"] <= case["max_bytes"])
+            add(
+                key,
+                f"peak RSS <= {case['max_bytes'] / 1e9:g} GB",
+                fmt_bytes(run["peak_rss"]),
+                run["peak_rss"] <= case["max_bytes"],
+            )
         rel = _rel(r["lower"], r["upper"])
         if case["max_rel_width"] is not None:
             add(key, f"rel width <= {case['max_rel_width']:g}", fmt_p(rel, 2), rel <= case["max_rel_width"])
         add(key, "asked width met (rel_width 1e-3)", fmt_p(rel, 2), bool(r["met"]))
         if case["min_mc_ratio"] is not None and "mc" in item and "result" in item["mc"]:
             ratio = item["mc"]["result"]["ci_width"] / max(r["upper"] - r["lower"], 1e-300)
-            add(key, f"MC width / exact width >= {case['min_mc_ratio']:g} at equal wall time "
-                     f"(MC ran {fmt_s(item['mc']['result']['seconds'])})", f"{ratio:,.0f}", ratio >= case["min_mc_ratio"])
+            add(
+                key,
+                f"MC width / exact width >= {case['min_mc_ratio']:g} at equal wall time "
+                f"(MC ran {fmt_s(item['mc']['result']['seconds'])})",
+                f"{ratio:,.0f}",
+                ratio >= case["min_mc_ratio"],
+            )
     return t
 
 
@@ -329,9 +488,12 @@ def render(tables: list[Table], res: dict[str, Any], markdown: bool) -> str:
         f"- machine: {m['cpu']}, {m['cores']} logical cores, {m['memory']} RAM; {m['os']}",
         f"- python {m['python']}, numpy {m['numpy']}, scipy {m['scipy']}, gpu_rs {m['gpu_rs']}",
         f"- engine: git {m['git']}; sha256 of gpu_rs/*.py {m['engine_sha256']}"
-        + ("" if res.get("engine_sha256_end", m["engine_sha256"]) == m["engine_sha256"]
-           else f" at the start, {res['engine_sha256_end']} at the end (CHANGED DURING THE RUN)"),
-        f"- backend: {res['backend']}; isolation: {'a fresh spawned process per measurement' if res['fresh'] else 'one shared spawned worker (peak mark reset per task)'}",
+        + (
+            ""
+            if res.get("engine_sha256_end", m["engine_sha256"]) == m["engine_sha256"]
+            else f" at the start, {res['engine_sha256_end']} at the end (CHANGED DURING THE RUN)"
+        ),
+        f"- backend: {res['backend']}; isolation: {ISOLATION[bool(res['fresh'])]}",
         f"- total wall time of the run: {fmt_s(res['seconds'])}",
         "",
     ]
@@ -342,25 +504,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark; returns 0 when every engine measurement ran (targets may still fail)."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small cases only (< 1 min)")
-    parser.add_argument("--backend", default="numpy", choices=("numpy", "cupy", "auto"), help="array backend (default numpy)")
+    parser.add_argument(
+        "--backend", default="numpy", choices=("numpy", "cupy", "auto"), help="array backend (default numpy)"
+    )
     parser.add_argument("--markdown", metavar="FILE", help="also write the tables as Markdown")
     parser.add_argument("--json", metavar="FILE", help="also write every raw measurement as JSON")
     iso = parser.add_mutually_exclusive_group()
-    iso.add_argument("--fresh", dest="fresh", action="store_true", default=None,
-                     help="a fresh child process per measurement (default unless --quick)")
-    iso.add_argument("--shared", dest="fresh", action="store_false",
-                     help="one child process for all measurements (default with --quick)")
+    iso.add_argument(
+        "--fresh",
+        dest="fresh",
+        action="store_true",
+        default=None,
+        help="a fresh child process per measurement (default unless --quick)",
+    )
+    iso.add_argument(
+        "--shared",
+        dest="fresh",
+        action="store_false",
+        help="one child process for all measurements (default with --quick)",
+    )
     parser.add_argument("--no-growth", action="store_true", help="skip the growth tables")
     parser.add_argument("--no-slow-tails", action="store_true", help="skip the slowest-tails table (full runs)")
     args = parser.parse_args(None if argv is None else list(argv))
     fresh = (not args.quick) if args.fresh is None else args.fresh
-    cmd = "python -m benchmarks" + ("" if argv is None and len(sys.argv) <= 1 else " " + " ".join(
-        sys.argv[1:] if argv is None else list(argv)))
+    cmd = "python -m benchmarks" + (
+        "" if argv is None and len(sys.argv) <= 1 else " " + " ".join(sys.argv[1:] if argv is None else list(argv))
+    )
 
     start = time.perf_counter()
     res: dict[str, Any] = {
-        "command": cmd, "backend": args.backend, "fresh": fresh, "quick": args.quick,
-        "machine": machine(), "cases": [],
+        "command": cmd,
+        "backend": args.backend,
+        "fresh": fresh,
+        "quick": args.quick,
+        "machine": machine(),
+        "cases": [],
     }
     cases = C.QUICK_CASES if args.quick else C.FULL_CASES
     with Runner(args.backend, fresh=fresh) as runner:
@@ -389,8 +567,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             json.dump(res, fh, indent=1, default=str)
         _err(f"wrote {args.json}")
     failed = [i["case"]["key"] for i in res["cases"] if "error" in i["exact"]]
-    failed += [f"{r['n']}/{r['bits']}" for lbl in ("growth_n", "growth_l") for r in res.get(lbl, [])
-               if "run" in r and "error" in r["run"]]
+    failed += [
+        f"{r['n']}/{r['bits']}"
+        for lbl in ("growth_n", "growth_l")
+        for r in res.get(lbl, [])
+        if "run" in r and "error" in r["run"]
+    ]
     failed += [r["case"]["key"] for r in res.get("slow_tails", []) if "error" in r["run"]]
     if failed:
         _err(f"engine errors in: {', '.join(failed)}")

@@ -4,12 +4,13 @@ Usage::
 
     python benchmarks/calibration.py [--case KEY ...] [--markdown]
 
-After a warm-up (two small calibrations), for each case: one ``calibrate`` call, then one certified tail (or δ) at the calibrated ``q``
-and one at the 3σ rule's ``q``, same ``n``, ``bits``, ε, scope and ``rel_width``, in the same
-process right after. The ratio is calibration time over the tail at the calibrated ``q``
-(the tail a user would compute to check the answer); the ratio to the 3σ tail is shown too.
-Only the public API is used, so the same file times an older checkout
-(``PYTHONPATH=old/checkout python benchmarks/calibration.py``, run from outside the checkout).
+After a warm-up (two small calibrations), for each case: one ``calibrate`` call, then one
+certified tail (or δ) at the calibrated ``q`` and one at the 3σ rule's ``q``, same ``n``,
+``bits``, ε, scope and ``rel_width``, in the same process right after. The ratio is
+calibration time over the tail at the calibrated ``q`` (the tail a user would compute to check
+the answer); the ratio to the 3σ tail is shown too. Only the public API is used, so the same
+file times an older checkout (``PYTHONPATH=old/checkout python benchmarks/calibration.py``,
+run from outside the checkout).
 """
 
 from __future__ import annotations
@@ -61,8 +62,16 @@ def measure(key: str) -> dict[str, Any]:
         at_3s = math.nan
     phases = Counter(s["phase"] for s in c.steps)
     return dict(
-        key=key, q=c.q, scope=case.get("scope", "homogeneous"), queries=len(c.steps), phases=dict(phases),
-        seconds=seconds, at_q=at_q, at_3s=at_3s, ratio=seconds / at_q, ratio_3s=seconds / at_3s,
+        key=key,
+        q=c.q,
+        scope=case.get("scope", "homogeneous"),
+        queries=len(c.steps),
+        phases=dict(phases),
+        seconds=seconds,
+        at_q=at_q,
+        at_3s=at_3s,
+        ratio=seconds / at_q,
+        ratio_3s=seconds / at_3s,
     )
 
 

@@ -52,20 +52,58 @@ class Case:
 
 
 FULL_CASES = [
-    Case("1", "L=40, N=1e7, q=0.351, eps=2", 10**7, 40, 2.0, q=0.351, max_seconds=30.0,
-         moonshot_seconds=2.0, max_bytes=4 * GB, min_mc_ratio=100.0),
+    Case(
+        "1",
+        "L=40, N=1e7, q=0.351, eps=2",
+        10**7,
+        40,
+        2.0,
+        q=0.351,
+        max_seconds=30.0,
+        moonshot_seconds=2.0,
+        max_bytes=4 * GB,
+        min_mc_ratio=100.0,
+    ),
     Case("2", "L=1, N=1e8, q=0.07, eps=0.001 (lattice)", 10**8, 1, 0.001, q=0.07),
-    Case("3", "L=64, N=1e9, q=0.362, eps=2", 10**9, 64, 2.0, q=0.362, max_seconds=300.0,
-         max_bytes=8 * GB, max_rel_width=1e-2),
-    Case("4", "calibrate L=40, N=1e7, eps=2, eta=1e-3", 10**7, 40, 2.0, kind="calibrate",
-         eta=1e-3, max_seconds=300.0, max_bytes=4 * GB, baselines=False),
+    Case(
+        "3",
+        "L=64, N=1e9, q=0.362, eps=2",
+        10**9,
+        64,
+        2.0,
+        q=0.362,
+        max_seconds=300.0,
+        max_bytes=8 * GB,
+        max_rel_width=1e-2,
+    ),
+    Case(
+        "4",
+        "calibrate L=40, N=1e7, eps=2, eta=1e-3",
+        10**7,
+        40,
+        2.0,
+        kind="calibrate",
+        eta=1e-3,
+        max_seconds=300.0,
+        max_bytes=4 * GB,
+        baselines=False,
+    ),
 ]
 
 QUICK_CASES = [
     Case("q1", "L=5, N=1e3, q=0.2446, eps=ln 2", 1000, 5, math.log(2.0), q=0.2446),
     Case("q2", "L=1, N=1e4, q=0.1, eps=0.05 (lattice)", 10**4, 1, 0.05, q=0.1),
-    Case("q3", "calibrate L=5, N=1e3, eps=ln 2, eta=1e-2", 1000, 5, math.log(2.0), kind="calibrate",
-         eta=1e-2, q_tol=1e-3, baselines=False),
+    Case(
+        "q3",
+        "calibrate L=5, N=1e3, eps=ln 2, eta=1e-2",
+        1000,
+        5,
+        math.log(2.0),
+        kind="calibrate",
+        eta=1e-2,
+        q_tol=1e-3,
+        baselines=False,
+    ),
 ]
 
 SLOW_TAIL_SECONDS = 5.0
@@ -86,8 +124,14 @@ class SlowTail:
 
 
 SLOW_TAILS = [
-    SlowTail("s1", 1015, 64, 0.00011538319791488426, 573.3740871993125,
-             before="83 s in the issue-21 sweep; > 300 s here (killed), [0, 1]-wide once the atom ties t"),
+    SlowTail(
+        "s1",
+        1015,
+        64,
+        0.00011538319791488426,
+        573.3740871993125,
+        before="83 s in the issue-21 sweep; > 300 s here (killed), [0, 1]-wide once the atom ties t",
+    ),
     SlowTail("s2", 10**9, 128, 1e-4, 600.0, "forward", before="168 s and [0, 1] (issue 22)"),
     SlowTail("s3", 10**5, 2, 0.03, 0.5, before="5.1 s, 1.1e6 Fourier terms"),
     SlowTail("s4", 10**5, 2, 0.03, 1.0, before="6.9 s, 2.1e6 Fourier terms, lower end 0"),

@@ -19,6 +19,7 @@ between tasks, so the numbers stay per task where ``clear_refs`` is writable.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import math
 import multiprocessing
@@ -79,10 +80,8 @@ def _warm_up(backend: str) -> None:
 
     from . import baselines
 
-    try:
+    with contextlib.suppress(Exception):  # the task itself will report a backend problem
         gpu_rs.tail(1000, 5, 0.2446, math.log(2.0), scope="forward", backend=backend)
-    except Exception:  # the task itself will report a backend problem
-        pass
     baselines.monte_carlo(1000, 5, 0.2446, math.log(2.0), 0.0)
     baselines.naive_squaring(100, 3, 0.25, math.log(2.0), 1 << 10)
     np.add(1.0, 1.0)
@@ -163,7 +162,7 @@ class Runner:
             self._pool.join()
             self._pool = None
 
-    def __enter__(self) -> "Runner":
+    def __enter__(self) -> Runner:
         return self
 
     def __exit__(self, *exc: object) -> None:

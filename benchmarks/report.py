@@ -7,7 +7,8 @@ import os
 import platform
 import subprocess
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 
 def fmt_bytes(b: int | None) -> str:
@@ -58,14 +59,14 @@ class Table:
         self.rows.append([str(c) for c in row])
 
     def text(self) -> str:
-        cols = [self.headers] + self.rows
+        cols = [self.headers, *self.rows]
         widths = [max(len(r[i]) for r in cols) for i in range(len(self.headers))]
         line = "  ".join("-" * w for w in widths)
         out = [self.title, "=" * len(self.title)]
-        out.append("  ".join(h.ljust(w) for h, w in zip(self.headers, widths)).rstrip())
+        out.append("  ".join(h.ljust(w) for h, w in zip(self.headers, widths, strict=False)).rstrip())
         out.append(line)
         for r in self.rows:
-            out.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+            out.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip())
         out.extend(self.notes)
         return "\n".join(out)
 

@@ -16,7 +16,7 @@ from scipy.optimize import brentq
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import gpu_rs  # noqa: E402
+import gpu_rs
 
 BACKEND = "numpy"
 COMMAND = "python scripts/seed_tables.py"
@@ -157,7 +157,7 @@ def summary(stats, gains):
         "are close to the second line.",
     ]
     ldp, m_ldp, _ = gains[(5, "local DP (4.2), recomputed")]
-    _, m_seed, g_seed = gains[(5, "sufficient privacy, seed's q")]
+    _, _m_seed, g_seed = gains[(5, "sufficient privacy, seed's q")]
     _, _, g3 = gains[(5, "3σ rule (3.15), recomputed")]
     _, _, g_cal = gains[(5, "calibrated, η = 0.001")]
     lines.append(

@@ -18,7 +18,7 @@ import cpu_fallback
 import gpu_rs
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-PACKAGES = ["gpu_rs", "cpu_fallback"]
+PACKAGES = ["gpu_rs", "cpu_fallback", "benchmarks", "scripts"]
 
 
 def _tool(name: str) -> list[str]:
