@@ -282,3 +282,42 @@ def test_l1_background_search_where_the_guess_lies_beyond_n():
     assert every.upper >= seed.lower
     assert every.lower <= every.upper <= 1.0
     assert every.upper - every.lower <= 1e-3 * every.upper + 1e-15
+
+
+@pytest.mark.parametrize(("n", "a0", "m"), [(10**5, 10**5 - 1, 1), (10**5, 0, 1), (5000, 2000, 3)])
+def test_block_masses_cut_to_the_windows_still_bracket(n, a0, m):
+    """A span of every count (the search's last resort) is cut to the binomials' windows; the
+    brackets there contain the exact masses of B_a = Bin(a, q) + Bin(n − 1 − a, p) (SciPy in log
+    space, independent of the product's convolution), and the cut columns carry no mass."""
+    from scipy import stats
+
+    from gpu_rs.pairs.counts import block_masses
+
+    q = 0.3
+    got = block_masses(n, q, a0, m, (0, n))
+    assert got.ks.shape[0] < min(n, 20_000)  # not the whole 0 … n
+    for j in range(m):
+        a = a0 + j
+        lo, hi = a * q + (n - 1 - a) * (1 - q) - 12_000, a * q + (n - 1 - a) * (1 - q) + 12_000
+        k = np.arange(max(0, int(lo)), min(n, int(hi)))
+        xs = stats.binom.pmf(np.arange(a + 1), a, q)
+        ys = stats.binom.pmf(np.arange(n - a), n - 1 - a, 1 - q)
+        exact = np.convolve(xs, ys)
+        sf = np.cumsum(exact[::-1])[::-1]
+        cols = np.searchsorted(got.ks, k)
+        ok = (cols < got.ks.shape[0]) & (got.ks[np.minimum(cols, got.ks.shape[0] - 1)] == k)
+        big = exact[k] > 1e-250  # SciPy's own relative accuracy holds there
+        c, kk = cols[ok & big], k[ok & big]
+        assert c.shape[0] > 100
+        slack = 1e-9 * exact[kk]
+        assert np.all(got.point_lo[j, c] <= exact[kk] + slack) and np.all(exact[kk] - slack <= got.point_hi[j, c])
+        assert np.all(got.tail_lo[j, c] <= sf[kk] * (1 + 1e-9)) and np.all(sf[kk] * (1 - 1e-9) <= got.tail_hi[j, c])
+        assert exact[k[~ok]].sum() <= 1e-30  # columns not computed: nothing resolvable there
+
+
+def test_one_bit_all_pairs_at_a_million_users():
+    """N = 1e6, L = 1 over every background used to convolve across all N counts (112 s); the
+    answer still covers both orders of the seed's pair."""
+    b = gpu_rs.tail(10**6, 1, 0.3, 0.05, backend="numpy")
+    h = gpu_rs.tail(10**6, 1, 0.3, 0.05, scope="homogeneous", backend="numpy")
+    assert b.scope == "all" and b.upper >= h.lower and b.lower <= b.upper

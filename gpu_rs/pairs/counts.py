@@ -101,29 +101,34 @@ class BlockMasses:
 
 
 def block_masses(n: int, q: float, a0: int, m: int, span: tuple[int, int]) -> BlockMasses:
-    """Masses of ``B_a`` for ``a = a0 … a0 + m − 1`` at ``k = span[0] … span[1]`` (see the module docstring)."""
+    """Masses of ``B_a`` for ``a = a0 … a0 + m − 1`` at ``k = span[0] … span[1]`` (see the module docstring).
+
+    The span is cut to the binomials' windows plus one column on each side (``ks`` says which
+    columns were computed): outside them every mass is at most the outside bound, so the columns
+    cut carry nothing the caller can resolve.
+    """
     p = 1.0 - q
     x, y = binomial(a0, q), binomial(n - a0 - m, p)
-    k0, k1 = span
+    # Beyond the windows every mass is only the outside bound: one column past each end is enough.
+    k0 = min(max(span[0], x.lo + y.lo - 1), span[1] - 1)
+    k1 = max(min(span[1], x.hi + y.hi + m + 1), k0 + 1)
     f_lo = k0 - (m - 1)  # F is needed on [k0 − m + 1, k1]
-    # F(k) = Σ_x X(x) Y(k − x): a 'valid' convolution of X with the slice of Y it meets.
-    y_start = f_lo - x.hi
-    y_slice = np.zeros(k1 - f_lo + x.pmf.shape[0])
-    a, b = max(y_start, y.lo), min(y_start + y_slice.shape[0] - 1, y.hi)
-    if a <= b:
-        y_slice[a - y_start : b - y_start + 1] = y.pmf[a - y.lo : b - y.lo + 1]
-    f = np.convolve(y_slice, x.pmf, mode="valid")  # f[t] = F(f_lo + t), t = 0 … k1 − f_lo
-    # P(F > k1) = Σ_x X(x) P(Y > k1 − x), from Y's upper tail within its window.
-    sf_y = np.append(np.cumsum(y.pmf[::-1])[::-1], 0.0)
-    idx = np.clip(k1 + 1 - np.arange(x.lo, x.hi + 1) - y.lo, 0, y.pmf.shape[0])
-    f_above = float(np.dot(x.pmf, sf_y[idx]))
-    f_tail = np.cumsum(f[::-1])[::-1] + f_above  # P(F >= k) on [f_lo, k1]
+    # F = X * Y on its windows' support [s0, s0 + len − 1] (cost len(X) len(Y), not the span's length),
+    # and P(F >= k) by a reversed cumulative sum; below the support it is the windows' whole mass.
+    full = np.convolve(x.pmf, y.pmf)
+    s0 = x.lo + y.lo
+    at = np.arange(f_lo, k1 + 1) - s0
+    f = np.where((at >= 0) & (at < full.shape[0]), full[np.clip(at, 0, full.shape[0] - 1)], 0.0)
+    f_tail = np.append(np.cumsum(full[::-1])[::-1], 0.0)[np.clip(at, 0, full.shape[0])]  # P(F >= k) on [f_lo, k1]
     rows, rel_s = small_parts(m, q)
     view = np.lib.stride_tricks.sliding_window_view
     width = k1 - k0 + 1
     points = rows @ view(f, m)[:width, ::-1].T
     tails = rows @ view(f_tail, m)[:width, ::-1].T
-    rel = x.rel + y.rel + rel_s + (x.pmf.shape[0] + y.pmf.shape[0] + 2 * m + 8) * UNIT
+    # Each F(k) sums at most min(len X, len Y) products and each P(F >= k) at most len X + len Y of
+    # them (positive terms: relative error at most u per operation); the rows' products add 2m.
+    lengths = x.pmf.shape[0] + y.pmf.shape[0]
+    rel = x.rel + y.rel + rel_s + (2 * lengths + 2 * m + 8) * UNIT
     outside = 2.0 * OUTSIDE + m * FLOOR
     point_lo, point_hi = points * (1.0 - rel), points * (1.0 + rel) + outside
     return BlockMasses(
