@@ -59,9 +59,9 @@ def worst_delta(n: int, q: float, eps: float) -> tuple[float, float, int]:
         means = (a0 * q + (n - 1 - a0) * p, (a0 + m - 1) * q + (n - a0 - m) * p)
         span = (max(0, math.floor(min(means) - t)), min(n, math.ceil(max(means) + t)) + 1)
         ms = block_masses(n, q, a0, m, span)
-        # P(B = span[0] − 1) <= P(B < span[0]) <= OUTSIDE: the span reaches past Bernstein's window.
+        # P(B = k0 − 1) <= P(B < k0) <= OUTSIDE, k0 = ms.ks[0]: the columns reach past Bernstein's window.
         prev_lo = np.concatenate([np.zeros((m, 1)), ms.point_lo[:, :-1]], axis=1)
-        prev_hi = np.concatenate([np.full((m, 1), 0.0 if span[0] == 0 else OUTSIDE), ms.point_hi[:, :-1]], axis=1)
+        prev_hi = np.concatenate([np.full((m, 1), 0.0 if ms.ks[0] == 0 else OUTSIDE), ms.point_hi[:, :-1]], axis=1)
         term_lo = up_lo * prev_lo - down_hi * ms.point_hi
         term_hi = up * prev_hi - down * ms.point_lo
         lower = np.where(term_lo > 0, term_lo, 0.0).sum(axis=1) * (1.0 - 4.0 * UNIT * (span[1] - span[0] + 2))
