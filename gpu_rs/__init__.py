@@ -41,7 +41,8 @@ this list (``tests/test_architecture.py`` checks it). Read the first file named 
     routes, and ``profile_export.py`` to dp_accounting), ``distribution.py`` (the law of
     ``R``: ``distribution_curve.py`` certifies ``P[R > x]`` at every edge by mixing over the
     outlier's atom, ``distribution_edges.py`` asks ``tail`` at the edges it leaves wide,
-    ``distribution_grid.py`` places the buckets, ``distribution_plot.py`` draws it),
+    ``distribution_grid.py`` places the buckets, ``distribution_plan.py`` refuses a grid beyond the
+    budget before the engine loads, ``distribution_plot.py`` draws it),
     ``closed_forms.py`` (the seed's moments and 3σ rule), ``krand_moments.py`` (exact
     moments for k reports per user), result types beside them.
 ``calibration/``

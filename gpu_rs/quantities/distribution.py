@@ -24,10 +24,10 @@ from gpu_rs.common.limits import MAX_EPS, MIN_EPS
 from gpu_rs.common.serialize import ToDict, plain
 from gpu_rs.common.validation import Problem, check_bool, check_int, check_open, check_real
 from gpu_rs.pairs.guarantees import guarantee
-from gpu_rs.quantities.closed_forms import moments
-from gpu_rs.quantities.distribution_curve import ForwardCurve
-from gpu_rs.quantities.distribution_edges import forward_tail, refine, wide
-from gpu_rs.quantities.distribution_grid import chosen_edges, default_edges, plan
+from gpu_rs.quantities.distribution_plan import plan
+
+# The engine (and SciPy) are imported where they are first used, so that a grid beyond the
+# budget is refused before they load (issue 21: "refused in under a second").
 
 EDGE_TERMS = 1 << 14
 """Most frequencies of the curve behind the edges (many points at once)."""
@@ -123,6 +123,9 @@ class RatioDistribution(ToDict):
         For ``x > 1`` this is the engine of ``tail(scope="forward")`` at ``e^ε = x``; for ``x <= 1``
         the distribution's curve.
         """
+        from gpu_rs.quantities.distribution_curve import ForwardCurve
+        from gpu_rs.quantities.distribution_edges import forward_tail
+
         x = check_real("x", x)
         if math.isinf(x):
             return (0.0, 0.0) if x > 0 else (1.0, 1.0)
@@ -187,22 +190,6 @@ class RatioDistribution(ToDict):
         )
 
 
-def _edges_of(
-    fc: ForwardCurve, mean: float, var: float, buckets: int, tail_mass: float, span: Any, log: bool
-) -> tuple[np.ndarray, bool]:
-    if span is None:
-        if log:
-            raise ValueError("log=True needs range=(A, B): the default grid already has a logarithmic tail")
-        return default_edges(fc, mean, var, buckets, tail_mass)
-    if not isinstance(span, (tuple, list)) or len(span) != 2:
-        raise ValueError(f"range must be a pair (A, B) with A < B: got {span!r}")
-    lo, hi = (check_real("range", v) for v in span)
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi) or (log and lo <= 0.0):
-        need = "0 < A < B" if log else "A < B, both finite"
-        raise ValueError(f"range must be a pair (A, B) with {need}: got {span!r}")
-    return chosen_edges(lo, hi, buckets, log), log
-
-
 def ratio_distribution(
     n: int,
     bits: int,
@@ -255,9 +242,14 @@ def ratio_distribution(
     be = get_backend(backend)
     budget = be.free_memory() // 2 if max_memory is None else check_int("max_memory", max_memory, 1, 1 << 50)
     memory = plan(buckets, prob.bits, budget)
+    from gpu_rs.quantities.closed_forms import moments
+    from gpu_rs.quantities.distribution_curve import ForwardCurve
+    from gpu_rs.quantities.distribution_edges import refine, wide
+    from gpu_rs.quantities.distribution_grid import edges_of
+
     fc = ForwardCurve(prob.n, prob.bits, prob.q, EDGE_TERMS, be.xp)
     mean, var = moments(prob.n, prob.bits, prob.q)
-    edges, log_tail = _edges_of(fc, mean, var, buckets, tail_mass, range, log)
+    edges, log_tail = edges_of(fc, mean, var, buckets, tail_mass, range, log)
     lower, upper = fc.sf(edges, EDGE_REL_WIDTH, EDGE_ABS_WIDTH)
     lower, upper, refined = refine(prob, edges, lower, upper, be.name, WIDTHS)
     # sf is non-increasing: each bound holds at every later (upper) or earlier (lower) edge.

@@ -1,4 +1,4 @@
-"""Where the buckets of :func:`~gpu_rs.quantities.distribution.ratio_distribution` go, and what they cost.
+"""Where the buckets of :func:`~gpu_rs.quantities.distribution.ratio_distribution` go.
 
 The default grid follows the mass: linear steps over the body of ``R`` (from the closed-form
 mean and standard deviation, clipped to Chernoff quantiles), then, if the upper tail reaches
@@ -9,10 +9,11 @@ much further (heavy atoms), logarithmic steps out to the point beyond which at m
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
-from gpu_rs.common.errors import MemoryBudgetError, TimeBudgetError
+from gpu_rs.common.validation import check_real
 from gpu_rs.engine.laws import SumLaw, restrict
 from gpu_rs.quantities.distribution_curve import ForwardCurve
 
@@ -24,32 +25,6 @@ NUDGE = 1e-7
 """Relative nudge of the grid's ends off the atoms (an edge on an atom is certified only as wide as its mass)."""
 LOG_SHARE = 0.5
 """Share of the buckets given to a logarithmic tail."""
-BYTES_PER_POINT = 400
-"""Host memory per (edge, outlier atom) threshold, temporaries included."""
-SECONDS_PER_POINT = 5e-5
-"""Cost per threshold of the first curve pass (2048 frequencies, 2-core CPU; docs/benchmarks.md)."""
-MAX_SECONDS = 900.0
-"""A grid estimated to take longer than this is refused up front."""
-
-
-def plan(buckets: int, bits: int, budget: int) -> int:
-    """Bytes the grid needs; refuses up front (naming ``buckets``) what exceeds ``budget`` or the time limit."""
-    points = (buckets + 1) * (bits + 1)
-    need = points * BYTES_PER_POINT
-    if need > budget:
-        most = max(0, budget // (BYTES_PER_POINT * (bits + 1)) - 1)
-        raise MemoryBudgetError(
-            f"buckets must be at most {most} for bits={bits} within the memory budget of {budget / 2**20:.0f} MiB: "
-            f"got {buckets}, which needs about {need / 2**20:.0f} MiB"
-        )
-    seconds = points * SECONDS_PER_POINT
-    if seconds > MAX_SECONDS:
-        most = int(MAX_SECONDS / SECONDS_PER_POINT / (bits + 1)) - 1
-        raise TimeBudgetError(
-            f"buckets must be at most {most} for bits={bits} to finish within {MAX_SECONDS:.0f} s: "
-            f"got {buckets}, estimated {seconds:.0f} s"
-        )
-    return need
 
 
 def upper_point(fc: ForwardCurve, level: float, start: float) -> float:
@@ -110,3 +85,20 @@ def default_edges(fc: ForwardCurve, mean: float, var: float, buckets: int, tail_
 def chosen_edges(lo: float, hi: float, buckets: int, log: bool) -> np.ndarray:
     """Edges over ``[lo, hi]``: equal steps, or equal ratios with ``log``."""
     return np.geomspace(lo, hi, buckets + 1) if log else np.linspace(lo, hi, buckets + 1)
+
+
+def edges_of(
+    fc: ForwardCurve, mean: float, var: float, buckets: int, tail_mass: float, span: Any, log: bool
+) -> tuple[np.ndarray, bool]:
+    """The edges asked (``span``, ``log``) or the default grid, and whether part of it is logarithmic."""
+    if span is None:
+        if log:
+            raise ValueError("log=True needs range=(A, B): the default grid already has a logarithmic tail")
+        return default_edges(fc, mean, var, buckets, tail_mass)
+    if not isinstance(span, (tuple, list)) or len(span) != 2:
+        raise ValueError(f"range must be a pair (A, B) with A < B: got {span!r}")
+    lo, hi = (check_real("range", v) for v in span)
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi) or (log and lo <= 0.0):
+        need = "0 < A < B" if log else "A < B, both finite"
+        raise ValueError(f"range must be a pair (A, B) with {need}: got {span!r}")
+    return chosen_edges(lo, hi, buckets, log), log
