@@ -48,7 +48,8 @@ this list (``tests/test_architecture.py`` checks it). Read the first file named 
 ``calibration/``
     The search for ``q``. **``calibrate.py`` first**; ``search.py`` and ``queries.py`` (the
     search shared by both targets), ``profile_target.py`` (calibration to ``δ``),
-    ``table.py`` and ``table_file.py`` (one calibration per row of a grid, resumable),
+    ``table.py``, ``table_file.py`` and ``table_pool.py`` (one calibration per row of a grid,
+    resumable, on a pool that an interrupt stops at once),
     ``results.py``.
 ``cli/``
     The ``gpu-rs`` program: ``main.py`` first, one module per subcommand,

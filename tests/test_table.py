@@ -107,8 +107,23 @@ def test_dask_local_cluster(tmp_path):
 
 def test_cli_table(tmp_path, capsys):
     out = str(tmp_path / "t.csv")
-    argv = ["table", "--n", "1e3,3e3", "--bits", "1", "--ratio", "2", "--eta", "1e-2", "--q-tol", "1e-4",
-            "--out", out, "--workers", "1"]
+    argv = [
+        "table",
+        "--n",
+        "1e3,3e3",
+        "--bits",
+        "1",
+        "--ratio",
+        "2",
+        "--eta",
+        "1e-2",
+        "--q-tol",
+        "1e-4",
+        "--out",
+        out,
+        "--workers",
+        "1",
+    ]
     assert main([*argv, "--markdown", str(tmp_path / "t.md")]) == 0
     assert "2 rows (2 computed now, 0 already there), 0 with an error" in capsys.readouterr().out
     assert (tmp_path / "t.md").read_text().startswith("| n | bits | eps |")
@@ -118,3 +133,57 @@ def test_cli_table(tmp_path, capsys):
     assert main([*argv[:-4], "--out", str(tmp_path / "t.txt")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("gpu-rs: error: --out must be a writable file") and ".csv" in err and "\n" not in err
+
+
+def _sleepy_row(setting, options):
+    """A row task for the pool test: sleeps ``setting["sleep"]`` seconds (runs in a spawned worker)."""
+    import time as _time
+
+    _time.sleep(setting["sleep"])
+    return {**setting, "error": None}
+
+
+def test_interrupt_terminates_running_rows(tmp_path):
+    """Ctrl-C in the main process (here: raised from the progress callback after the first row)
+    stops the run at once: the worker still sleeping through a long row is terminated, not waited
+    for, and the file keeps the finished row only."""
+    import time
+
+    from gpu_rs.calibration.table_pool import run_rows
+
+    out = str(tmp_path / "t.jsonl")
+    todo = [
+        {
+            "n": 1000,
+            "bits": 1,
+            "eps": 1.0,
+            "eta": 1e-2,
+            "delta": None,
+            "ratio": None,
+            "k": 1,
+            "scope": "forward",
+            "q_tol": 1e-4,
+            "sleep": 0.0,
+        },
+        {
+            "n": 2000,
+            "bits": 1,
+            "eps": 1.0,
+            "eta": 1e-2,
+            "delta": None,
+            "ratio": None,
+            "k": 1,
+            "scope": "forward",
+            "q_tol": 1e-4,
+            "sleep": 600.0,
+        },
+    ]
+
+    def interrupt(done, total, row):
+        raise KeyboardInterrupt
+
+    start = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        run_rows(_sleepy_row, todo, {}, out, None, 2, interrupt, (0, 2))
+    assert time.perf_counter() - start < 120  # the 600 s row was not waited for
+    assert [r["n"] for r in read_rows(out)] == [1000]

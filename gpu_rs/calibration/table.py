@@ -13,18 +13,18 @@ from __future__ import annotations
 
 import itertools
 import math
-import multiprocessing
 import os
 import random
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
 from gpu_rs.calibration.calibrate import calibrate
 from gpu_rs.calibration.results import Calibration
-from gpu_rs.calibration.table_file import COLUMNS, RowWriter, file_format, read_rows, row_key
+from gpu_rs.calibration.table_file import COLUMNS, file_format, read_rows, row_key
+from gpu_rs.calibration.table_pool import run_rows
 from gpu_rs.common.backend import host_free_memory
 from gpu_rs.common.errors import MemoryBudgetError
 from gpu_rs.common.serialize import ToDict
@@ -236,53 +236,11 @@ def table(
         on_plan(
             plan(todo, len(settings) - len(todo), workers, options) if todo else Plan(0, len(settings), workers, 0, 0)
         )
-    new = _run(todo, options, out, executor, workers, progress, len(settings) - len(todo), len(settings))
+    counts = (len(settings) - len(todo), len(settings))
+    new = run_rows(calibrate_row, todo, options, out, executor, workers, progress, counts)
     found = {**have, **{row_key(r): r for r in new}}
     rows = [found[row_key(s)] for s in settings]
     return Table(rows, out, len(new), len(settings) - len(todo), time.perf_counter() - start)
-
-
-def _run(
-    todo: list[dict[str, Any]],
-    options: dict[str, Any],
-    out: str | None,
-    executor: Executor | None,
-    workers: int,
-    progress: Callable[[int, int, dict[str, Any]], Any] | None,
-    done: int,
-    total: int,
-) -> list[dict[str, Any]]:
-    """Compute ``todo``, writing each row as it finishes."""
-    if not todo:
-        return []
-    # "spawn": a fresh interpreter per worker, safe whatever threads the caller runs (fork is not).
-    context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(min(workers, len(todo)), mp_context=context) if executor is None else executor
-    writer = RowWriter(out) if out is not None else None
-    new: list[dict[str, Any]] = []
-    futures = [pool.submit(calibrate_row, s, options) for s in todo]
-    try:
-        for future in as_completed(futures):
-            row = future.result()
-            if writer is not None:
-                writer.write(row)
-            new.append(row)
-            done += 1
-            if progress is not None:
-                progress(done, total, row)
-    except BrokenExecutor as exc:
-        raise RuntimeError(
-            f"a worker process died ({exc}); the {done} rows finished are "
-            f"{'in ' + out if out else 'lost (no out file)'}: run again to compute the rest"
-        ) from exc
-    finally:
-        for future in futures:
-            future.cancel()
-        if writer is not None:
-            writer.close()
-        if executor is None:
-            pool.shutdown(wait=True, cancel_futures=True)
-    return new
 
 
 def _seq(v: Any) -> list[Any]:
