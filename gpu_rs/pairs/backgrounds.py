@@ -29,7 +29,7 @@ from typing import NamedTuple
 import numpy as np
 
 from gpu_rs.common.floats import FLOOR, UNIT
-from gpu_rs.pairs.counts import BLOCK, BlockMasses, block_masses
+from gpu_rs.pairs.counts import BLOCK, BlockMasses, block_masses, block_size
 
 WHOLE = 16 * BLOCK
 """Intervals of at most this many backgrounds whose bound is too large are evaluated whole."""
@@ -73,6 +73,7 @@ class WorstBackground:
 
     def __init__(self, n: int, q: float, lam: float, inclusive: bool) -> None:
         self.n, self.q, self.p = n, q, 1.0 - q
+        self.block = block_size(n, q)
         self.inclusive = inclusive
         p = self.p
         num, den = lam * p - q, p - lam * q
@@ -92,9 +93,9 @@ class WorstBackground:
         return mean + 0.5 + (self.n - 1) * self.p * self.q * math.log(self.theta[0])
 
     def evaluate(self, a0: int, m: int = 1) -> None:
-        """Evaluate the backgrounds ``a0 … a0 + m − 1`` in blocks of at most :data:`BLOCK`."""
-        for start in range(a0, a0 + m, BLOCK):
-            size = min(BLOCK, a0 + m - start)
+        """Evaluate the backgrounds ``a0 … a0 + m − 1`` in blocks (:func:`~gpu_rs.pairs.counts.block_size`)."""
+        for start in range(a0, a0 + m, self.block):
+            size = min(self.block, a0 + m - start)
             if all(a in self.evaluated for a in range(start, start + size)):
                 continue
             if self.never:

@@ -23,7 +23,10 @@ WINDOW_LOG = math.log(1e40)
 """Each binomial's window leaves out at most ``e^-WINDOW_LOG`` of mass on each side."""
 OUTSIDE = 2.0 * math.exp(-WINDOW_LOG)
 BLOCK = 256
-"""Backgrounds evaluated together."""
+"""Backgrounds evaluated together (at most)."""
+NARROW_WINDOW = 600.0
+"""Counts whose windows are at most this wide are evaluated in blocks of :data:`NARROW_BLOCK`."""
+NARROW_BLOCK = 32
 RESOLVED = 1e10
 """A point mass counts as resolved where it exceeds the mass outside the windows this many times."""
 
@@ -72,6 +75,15 @@ def binomial(n: int, pi: float, *, whole: bool = False) -> Binomial:
     pmf = np.concatenate([below[::-1], [anchor], above])
     rel = 8.0 * UNIT * sum(abs(x) for x in terms) + 8.0 * UNIT + 6.0 * UNIT * max(hi - m, m - lo)
     return Binomial(lo, pmf, rel)
+
+
+def block_size(n: int, q: float) -> int:
+    """Backgrounds per block for the tail search: a block costs about ``m²`` per column and its
+    columns grow with ``m``, so narrow windows (small ``n q``) favour small blocks (measured:
+    32 is 3–7× faster than 256 where the window is a few hundred counts, slower where it is wide)."""
+    var = n * q * (1.0 - q)
+    width = 2.0 * (WINDOW_LOG / 3.0 + math.sqrt((WINDOW_LOG / 3.0) ** 2 + 2.0 * var * WINDOW_LOG))
+    return NARROW_BLOCK if width <= NARROW_WINDOW else BLOCK
 
 
 @lru_cache(maxsize=16)
