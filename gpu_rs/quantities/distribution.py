@@ -34,8 +34,8 @@ EDGE_TERMS = 1 << 14
 REL_WIDTH, ABS_WIDTH = 1e-3, 1e-12
 """Width asked of :meth:`RatioDistribution.sf`: ``max(REL_WIDTH × min(sf, 1 − sf), ABS_WIDTH)``, as ``tail`` asks."""
 EDGE_REL_WIDTH, EDGE_ABS_WIDTH = 1e-2, 1e-10
-WIDTHS = (EDGE_REL_WIDTH, EDGE_ABS_WIDTH, REL_WIDTH, ABS_WIDTH)
-"""Width asked at the edges of the grid (many points at once); edges left wider are asked of ``tail``."""
+WIDTHS = (EDGE_REL_WIDTH, EDGE_ABS_WIDTH) * 2
+"""Width asked at the edges of the grid (many points at once); edges left wider are asked of ``tail`` at it."""
 CSV_COLUMNS = ("kind", "r_left", "r_right", "prob", "prob_lower", "prob_upper", "sf_lower", "sf_upper")
 """Columns of :meth:`RatioDistribution.to_csv`; ``sf_*`` bound ``P[R > r_left]``."""
 
@@ -64,7 +64,7 @@ class RatioDistribution(ToDict):
         Sums of the certified lower and upper bounds of every bucket and both outside entries:
         the true total, 1, lies between them.
     refined : int
-        Edges the curve left wider than asked, asked again of ``tail``'s engine (at most 16, widest first).
+        Edges the curve left wider than asked, asked again of ``tail``'s engine (at most 8, widest first).
     met : bool
         Whether every edge's bracket is within ``max(1e-2 · min(sf, 1 − sf), 1e-10)``, the width
         asked of the edges.

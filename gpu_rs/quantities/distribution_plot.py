@@ -68,7 +68,9 @@ def draw(d: Any, path: str | None, eps: float | None) -> Any:
             fontsize=9,
             bbox={"boxstyle": "round", "fc": "white", "ec": "C3"},
         )
-        bottom.plot([lam, lam], [max(lo, 1e-300), hi], color="C3", lw=3, label="certified tail at e^ε")
+        # The interval is far narrower than a marker: a point at its upper end shows where it is.
+        label = "certified tail at e^ε"
+        bottom.plot([lam, lam], [max(lo, 1e-300), hi], color="C3", lw=3, marker="o", ms=5, label=label)
     if log_x:
         top.set_xscale("log")
     top.legend(loc="best", fontsize=8)
