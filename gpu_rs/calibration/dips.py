@@ -138,7 +138,7 @@ class OneBitDips:
         return (1.0 - s) * (1.0 - 2.0 * UNIT) * _sum_lower(_log_pmf(self.n - 1, s[:, None], i))
 
     def _reverse_floors(self, ends: np.ndarray, terms: int) -> np.ndarray:
-        """Lower bounds on ``g`` over each reverse group ``j`` that ends at ``q'_{j+1}``: ``P[Bin(N, ·) <= j]`` there."""
+        """Lower bounds on ``g`` over each reverse group ``j`` (ending at ``q'_{j+1}``): ``P[Bin(N, ·) <= j]`` there."""
         if ends.size == 0:
             return np.zeros(0)
         t = np.minimum(ends * (1.0 + MARGIN), 0.5)
@@ -199,8 +199,7 @@ def lowest(
         b = min(b, dead_from.get(m, b))
         if query.decide(a, eta):
             return a
-        fwd_fails, rev_fails = fails(a)
-        if fwd_fails:
+        if fails(a)[0]:
             dead_from[m] = a
             continue
         if a >= b or not query.decide(b, eta, query.widths.get(b, 0.1)):

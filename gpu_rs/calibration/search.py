@@ -95,7 +95,7 @@ def smallest_q(
     found = pieces.candidates(hi, target) if pieces is not None else None
     if found is not None and pieces is not None and pieces.proves:
         lowest = dips.lowest(found, hi, target, q_tol, query, lambda a, b: _secant(a, b, q_tol, target, query))
-        notes.append(f"no certified q below the answer but those searched: proven by the floors of {len(pieces.cuts)} pieces")
+        notes.append(f"below the answer only the intervals searched may certify: floors of {len(pieces.cuts)} pieces")
     else:
         lowest = _scan(hi, bits, target, q_tol, query, pieces.excluded if pieces is not None else None)
     if lowest < hi:
