@@ -25,8 +25,8 @@ from gpu_rs.common.floats import UNIT
 
 MAX_ELEMENTS = 2_000_000
 """Most binomial terms evaluated for the floors (pieces times terms each); beyond, the dense scan is kept."""
-MAX_CANDIDATES = 40
-"""Most intervals left to search; beyond, the dense scan (at most 40 points) is cheaper and is kept."""
+MAX_LIVE = 20
+"""Most intervals left to search after each reverse group's first query; beyond, the dense scan is kept."""
 MARGIN = 1e-9
 """Relative offset of a floor's evaluation point from its piece end (float error of the end: ~1e-15)."""
 INSIDE = 1e-10
@@ -125,7 +125,7 @@ class OneBitDips:
                 b = right * (1.0 - INSIDE)
                 found.append((a, max(a, b), m, j if self.scope != "forward" else -1))
         self.first = float(fwd[0]) if fwd.size else top
-        return found if len(found) <= MAX_CANDIDATES else None
+        return found
 
     def _forward_floors(self, ends: np.ndarray, terms: int) -> np.ndarray:
         """Lower bounds on ``f`` over each forward piece: ``P[K >= m + 1]`` at ``q_m (1 − MARGIN)``."""
@@ -166,8 +166,11 @@ def lowest(
     q_tol: float,
     query: Any,
     secant: Callable[[float, float], float],
-) -> float:
+) -> float | None:
     """The lowest certified ``q`` in the candidate intervals below ``top − q_tol`` (``top`` if none).
+
+    None if more than :data:`MAX_LIVE` intervals are left after each reverse group's first
+    query: the caller keeps the dense scan then.
 
     Inside an interval ``f`` is nondecreasing and ``g`` nonincreasing (docs/calibration.md), so
     a point where the forward order fails to certify rules out the rest of its forward piece,
@@ -190,10 +193,11 @@ def lowest(
         x = max((s for s in query.seen if a <= s <= b + 1e-6 * q_tol), default=b)
         if not query.decide(x, eta, query.widths.get(x, 0.1)) and fails(x)[1]:
             dead_groups[j] = max(x, b) if x >= b - 1e-6 * q_tol else x
+    live = [iv for iv in live if not (iv[3] in dead_groups and iv[1] <= dead_groups[iv[3]])]
+    if len(live) > MAX_LIVE:
+        return None
     dead_from: dict[int, float] = {}
-    for a, b, m, j in live:
-        if j in dead_groups and b <= dead_groups[j]:
-            continue
+    for a, b, m, _j in live:
         if m in dead_from and a >= dead_from[m]:
             continue
         b = min(b, dead_from.get(m, b))

@@ -93,15 +93,19 @@ def smallest_q(
     # for large L an atom crossing it makes it jump): look below for certified dips.
     query.phase = "scan"
     found = pieces.candidates(hi, target) if pieces is not None else None
+    lowest = None
     if found is not None and pieces is not None and pieces.proves:
         lowest = dips.lowest(found, hi, target, q_tol, query, lambda a, b: _secant(a, b, q_tol, target, query))
-        notes.append(f"below the answer only the intervals searched may certify: floors of {len(pieces.cuts)} pieces")
-    else:
+        if lowest is not None:
+            notes.append(
+                f"below the answer only the intervals searched may certify: floors of {len(pieces.cuts)} pieces"
+            )
+    proven = lowest is not None
+    if lowest is None:
         lowest = _scan(hi, bits, target, q_tol, query, pieces.excluded if pieces is not None else None)
     if lowest < hi:
         notes.append(f"not monotone in q: q={lowest:.8g} below the search's answer {hi:.8g} also certifies")
         # Below a dip found from the floors nothing certifies (proven); below one the scan found, search.
-        proven = found is not None and pieces is not None and pieces.proves
         hi = lowest if proven else _secant(*_descend(lowest, DENSE.step, ok), q_tol, target, query)
     # q - q_tol must not certify (the search's last lower end is that point): check, search below if it does.
     query.phase = "check"
