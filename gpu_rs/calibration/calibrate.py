@@ -101,7 +101,10 @@ def calibrate(
     "``hi`` certifies, ``lo`` does not"; afterwards the tails at ``q - k q_tol``
     are checked, and any that certifies moves the answer down. Pairs of
     points where the certified intervals show the tail rising with ``q`` are
-    reported in ``violations``.
+    reported in ``violations``. For ``bits = 1`` (scope ``forward`` or
+    ``homogeneous``) the scan for dips below the answer is replaced by proven
+    floors of the tail's pieces in ``q`` (docs/calibration.md), which cover all
+    of ``(0, q)``; for ``scope="all"`` they let the scan skip points.
     """
     arguments = dict(locals())  # the call's arguments as given, for provenance
     start = time.perf_counter()
