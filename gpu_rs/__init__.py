@@ -47,7 +47,8 @@ this list (``tests/test_architecture.py`` checks it). Read the first file named 
     moments for k reports per user), result types beside them.
 ``calibration/``
     The search for ``q``. **``calibrate.py`` first**; ``search.py`` and ``queries.py`` (the
-    search shared by both targets), ``profile_target.py`` (calibration to ``δ``),
+    search shared by both targets), ``dips.py`` (one bit: the tail's pieces in ``q`` and their
+    proven floors, which replace the scan for dips), ``profile_target.py`` (calibration to ``δ``),
     ``table.py``, ``table_file.py`` and ``table_pool.py`` (one calibration per row of a grid,
     resumable, on a pool that an interrupt stops at once),
     ``results.py``.

@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from gpu_rs.calibration.dips import OneBitDips
 from gpu_rs.calibration.profile_target import calibrate_delta
 from gpu_rs.calibration.results import Calibration, ProfileCalibration
 from gpu_rs.calibration.search import Queries, smallest_q
@@ -100,7 +101,10 @@ def calibrate(
     "``hi`` certifies, ``lo`` does not"; afterwards the tails at ``q - k q_tol``
     are checked, and any that certifies moves the answer down. Pairs of
     points where the certified intervals show the tail rising with ``q`` are
-    reported in ``violations``.
+    reported in ``violations``. For ``bits = 1`` (scope ``forward`` or
+    ``homogeneous``) the scan for dips below the answer is replaced by proven
+    floors of the tail's pieces in ``q`` (docs/calibration.md), which cover all
+    of ``(0, q)``; for ``scope="all"`` they let the scan skip points.
     """
     arguments = dict(locals())  # the call's arguments as given, for provenance
     start = time.perf_counter()
@@ -142,7 +146,9 @@ def calibrate(
         return b, b.seconds
 
     query = Queries(compute, rel_width, progress, max_seconds)
-    hi, notes, violations = smallest_q(n, bits, eps, eta, q_tol, query, ("eta", "tail"))
+    # One bit, one report: the tail's pieces in q have proven floors (docs/calibration.md).
+    pieces = OneBitDips(n, eps, scope) if bits == 1 and k == 1 else None
+    hi, notes, violations = smallest_q(n, bits, eps, eta, q_tol, query, ("eta", "tail"), pieces)
     three_q = three_tail = three_sigma = None
     query.phase = "compare"
     try:

@@ -18,6 +18,7 @@ import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from gpu_rs.calibration import dips
 from gpu_rs.calibration.queries import COARSE, Queries
 from gpu_rs.common.errors import CalibrationError
 from gpu_rs.quantities.closed_forms import three_sigma_q
@@ -62,10 +63,13 @@ def smallest_q(
     q_tol: float,
     query: Queries,
     what: tuple[str, str],
+    pieces: dips.OneBitDips | None = None,
 ) -> tuple[float, list[str], list[dict[str, float]]]:
     """``(q, notes, violations)``: the smallest certified ``q`` found, within ``q_tol``.
 
-    ``what`` names the target and the value for messages (``("eta", "tail")``). On return
+    ``what`` names the target and the value for messages (``("eta", "tail")``). ``pieces``
+    (one-bit tails only) replaces the scan for dips by the proven floors of
+    :mod:`gpu_rs.calibration.dips` where they apply, and prunes the scan where they do not. On return
     ``query.seen[q]`` is the value reported at ``q`` (at ``rel_width`` where that certifies).
     Raises :class:`CalibrationError` if even ``q`` just below 1/2 does not certify, or the
     answer is within :data:`NOISE` of 1/2.
@@ -88,10 +92,21 @@ def smallest_q(
     # Not monotone in q (for small L it oscillates as lattice points cross the threshold;
     # for large L an atom crossing it makes it jump): look below for certified dips.
     query.phase = "scan"
-    lowest = _scan(hi, bits, target, q_tol, query)
+    found = pieces.candidates(hi, target) if pieces is not None else None
+    lowest = None
+    if found is not None and pieces is not None and pieces.proves:
+        lowest = dips.lowest(found, hi, target, q_tol, query, lambda a, b: _secant(a, b, q_tol, target, query))
+        if lowest is not None:
+            notes.append(
+                f"below the answer only the intervals searched may certify: floors of {len(pieces.cuts)} pieces"
+            )
+    proven = lowest is not None
+    if lowest is None:
+        lowest = _scan(hi, bits, target, q_tol, query, pieces.excluded if pieces is not None else None)
     if lowest < hi:
         notes.append(f"not monotone in q: q={lowest:.8g} below the search's answer {hi:.8g} also certifies")
-        hi = _secant(*_descend(lowest, DENSE.step, ok), q_tol, target, query)
+        # Below a dip found from the floors nothing certifies (proven); below one the scan found, search.
+        hi = lowest if proven else _secant(*_descend(lowest, DENSE.step, ok), q_tol, target, query)
     # q - q_tol must not certify (the search's last lower end is that point): check, search below if it does.
     query.phase = "check"
     below = _near_seen(query, hi - q_tol, 1e-6 * q_tol)
@@ -230,12 +245,15 @@ def _root(pair: list[tuple[float, float]]) -> float | None:
     return qb - fb * (qb - qa) / (fb - fa)
 
 
-def _scan(hi: float, bits: int, eta: float, q_tol: float, query: Queries) -> float:
+def _scan(
+    hi: float, bits: int, eta: float, q_tol: float, query: Queries, skip: Callable[[float], bool] | None = None
+) -> float:
     """The lowest certified ``q`` found below ``hi`` by cheap queries (``hi`` if none).
 
     For ``bits <= 3`` (a lattice sawtooth with a period near 1e-3) the scan is dense,
     restarting its step at every point near eta; otherwise sparse, with geometric steps.
-    A point already computed near a scan point stands in for it.
+    A point already computed near a scan point stands in for it; a point where ``skip`` is
+    true (a proven tail above eta) is passed over without a query.
     """
 
     def value_near(q: float, tol: float) -> tuple[float, Any]:
@@ -253,6 +271,8 @@ def _scan(hi: float, bits: int, eta: float, q_tol: float, query: Queries) -> flo
             q -= step
             if q <= q_tol:
                 break
+            if skip is not None and skip(q):
+                continue
             q, b = value_near(q, REUSE * DENSE.step)
             if b.upper <= eta:
                 lowest, step, misses = min(lowest, q), DENSE.step, 0
