@@ -1,0 +1,218 @@
+"""Tiny hinges to relative accuracy: ``E[(Y − y)_+]`` and ``E[(y − Y)_+]`` under the tilted law.
+
+For ``θ`` of the hinge's sign (``s = ±1``, ``η = |θ|``) and ``K(θ) = log E e^{θY}``,
+
+    E[(s(Y − y))_+] = e^{K(θ) − θy} E_θ[g(s(Y − y))],     g(u) = u_+ e^{−ηu},
+
+where ``P_θ`` reweights each atom by ``e^{θv}/M(θ)`` (formed in logs). ``θ`` is the saddle point
+``K'(θ) = y``, so ``y`` sits in the bulk of ``P_θ``: an absolute error of ``E_θ[g]`` is a relative
+error of the hinge, however small. With ``w(t) = (1 − ηt) e^{−ηt}`` (``∫_0^u w = g(u)``),
+
+    E_θ[g(s(Y − y))] = ∫_0^∞ w(t) P_θ[s(Y − y) > t] dt,
+
+and on the window ``[a, a + P)`` (``U = (Y − a)/P``, or ``1 − U`` for the put; ``β = α + t/P``)
+Vaaler's ``S±_β`` (:mod:`gpu_rs.engine.majorants`) bound ``P[U > β]`` by ``centre ± half``. Where
+``w < 0`` the lower one serves the upper bound, so ``∫ w·centre ± ∫ |w|·half`` bound the integral,
+and ``|w| <= m(t) = (1 − ηt + η²t²/2) e^{−ηt}`` (from ``|x| <= (x² + 1)/2``). Both are closed forms
+in ``φ_k``, with ``ω = 2πk/P`` and ``z = η − iω``:
+
+    ∫_0^∞ w·centre = 1/(Pη²) − Σ b_k Im(e^{2πikα} J_k φ̄_k),             J_k = −iω/z²,
+    ∫_0^∞ m·half   = [(E Δ(U) + 1)/η + 2 Σ c_k Re(e^{−2πikα} φ_k J̄m_k)] / (2K + 2),
+    Jm_k = 1/z − η/z² + η²/z³.
+
+Left over, each bounded and added: mass outside the window (Chernoff under ``P_θ``, times
+``∫|w| = 2/(eη)``); ``t`` beyond the window's end ``T`` (``∫_T^∞ |w| (3 + t/P)``, since
+``|centre| <= 3 + t/P`` and ``P_θ <= 1``); round-off of every term; the error of ``K(θ)`` and of
+the tilted probabilities (carried into the spectrum's error bounds). The width falls like
+``P η / K`` relative, so ``K`` grows to about ``Pη / rel_width``: one spectrum of ``P_θ``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.special import logsumexp
+
+from gpu_rs.common.floats import EXP_LIMIT, FLOOR, UNIT
+from gpu_rs.engine import chernoff
+from gpu_rs.engine.fourier import MARGIN, SpectrumCache, workspace_bytes
+from gpu_rs.engine.laws import Law, SumLaw
+from gpu_rs.engine.majorants import vaaler_weights
+from gpu_rs.engine.phase import split, turns
+
+FIRST_TERMS = 1 << 13
+"""Frequencies of the first attempt."""
+WINDOW_MASS = 1e-10
+"""The window leaves out at most this tilted mass on each side (Chernoff)."""
+REACH = 60.0
+"""The window reaches ``REACH / η`` beyond the threshold on the hinge's side (``e^{−60}`` left)."""
+
+
+@dataclass(frozen=True)
+class TiltedHinge:
+    """Certified ``lower <= hinge <= upper`` and the parts of the width (absolute, in hinge units)."""
+
+    lower: float
+    upper: float
+    discretization: float
+    truncation: float
+    roundoff: float
+    terms: int
+    memory: int
+
+
+def saddle(law: SumLaw, y: float, sign: float) -> float | None:
+    """``θ`` of the given sign with ``K'(θ) = y``, or None where ``y`` is not on that side of the mean."""
+    if sign * (y - law.mean) <= 0.0 or not law.min < y < law.max:
+        return None
+
+    def f(log_s: float) -> float:
+        return sign * (law.tilted_mean(sign * math.exp(log_s)) - y)
+
+    lo = -math.log(max(law.max - law.min, FLOOR)) - 60.0
+    hi = lo + 64.0
+    while f(hi) < 0.0:
+        hi += 16.0
+        if hi > lo + 600.0:
+            return None
+    if f(lo) > 0.0:
+        return None
+    return sign * math.exp(brentq(f, lo, hi, xtol=1e-10, maxiter=200))
+
+
+def tilt(law: SumLaw, theta: float) -> tuple[SumLaw, float, float] | None:
+    """``(P_θ, K(θ), bound on the error of K(θ))``; None where a tilted probability leaves float64.
+
+    Each tilted log probability errs by at most the log errors of the original probability, of
+    ``θv`` and of the log-sum; its relative error bound is carried by the tilted law.
+    """
+    parts, k_total, k_err = [], 0.0, 0.0
+    for law1, count in law.parts:
+        if float(law1.rel_error.max()) > 1e-3 or not np.all(np.isfinite(law1.log_probs)):
+            return None
+        lo = law1.probs_lo if law1.probs_lo is not None else np.zeros_like(law1.probs)
+        safe = np.where(law1.probs > 0.0, law1.probs, 1.0)
+        e_log = 2.0 * law1.rel_error + np.where(law1.probs > 0.0, np.abs(lo) / safe, 0.0)
+        tv = theta * law1.values
+        x = law1.log_probs + tv
+        e_x = e_log + 4.0 * UNIT * (1.0 + np.abs(law1.log_probs) + np.abs(tv))
+        log_m = float(logsumexp(x))
+        e_m = float(e_x.max()) + 16.0 * UNIT * (1.0 + abs(log_m) + float(np.abs(x).max()))
+        logs = x - log_m
+        if float(logs.min()) < -700.0:
+            return None
+        rel = 1.01 * (e_x + e_m + 2.0 * UNIT * np.abs(logs)) + 4.0 * UNIT
+        probs = np.exp(logs)
+        parts.append((Law(law1.values.copy(), logs, probs, rel), count))
+        k_total += count * log_m
+        k_err += count * e_m
+    return SumLaw(tuple(parts)), k_total, k_err + 4.0 * UNIT * (1.0 + abs(k_total)) * (len(parts) + 1)
+
+
+def _sums(xp: Any, cache: SpectrumCache, K: int, alpha: float, eta: float, reflect: bool) -> tuple[float, float, float]:
+    """``(∫ w·centre, ∫ m·half, round-off)`` at ``α`` from ``φ_1 … φ_K`` (module docstring)."""
+    period = cache.period
+    s_c = s_h = ed = 0.0
+    term_err = magnitude = 0.0
+    m0 = 1.0 / eta
+    for k0, spec in cache.upto(K):
+        k1 = min(K + 1, k0 + int(spec.re.shape[0]))
+        if k1 <= k0:
+            break
+        n = k1 - k0
+        re, err, mod = spec.re[:n], spec.err[:n], spec.modulus[:n]
+        im = -spec.im[:n] if reflect else spec.im[:n]
+        k, b, c = vaaler_weights(xp, K, k0, k1)
+        s = k * (2.0 * math.pi / (period * eta))  # ω/η
+        d = 1.0 + s * s
+        d2 = d * d
+        j_re, j_im = 2.0 * s * s / d2 * m0, -s * (1.0 - s * s) / d2 * m0
+        j_err = (64.0 * UNIT) * (xp.abs(j_re) + xp.abs(j_im))
+        parts_re = (1.0 / d, -(1.0 - s * s) / d2, (1.0 - 3.0 * s * s) / (d2 * d))
+        parts_im = (s / d, -2.0 * s / d2, (3.0 * s - s * s * s) / (d2 * d))
+        m_re, m_im = sum(parts_re) * m0, sum(parts_im) * m0
+        m_err = (64.0 * UNIT) * m0 * sum(xp.abs(p) for p in parts_re + parts_im)
+        t, t_err = turns(xp, k, split(alpha), float(K))
+        ang = (2.0 * math.pi) * t
+        ang_err = (2.0 * math.pi) * t_err + (4.0 * UNIT) * xp.abs(ang)
+        ca, sa = xp.cos(ang), xp.sin(ang)
+        x, y = ca * j_re - sa * j_im, ca * j_im + sa * j_re  # e^{iA} J
+        u, v = ca * m_re - sa * m_im, ca * m_im + sa * m_re  # e^{iA} Jm
+        s_c += float(xp.sum(b * (y * re - x * im)))
+        s_h += float(xp.sum(c * (u * re + v * im)))
+        ed += float(xp.sum(c * re))
+        j_abs = s / d * m0
+        m_abs = xp.sqrt(m_re * m_re + m_im * m_im) + m_err
+        wc = (2.0 / (2.0 * K + 2.0)) * c
+        phi_err = err + mod * (ang_err + 8.0 * UNIT)
+        e = b * (j_abs * phi_err + j_err * mod) + wc * (m_abs * phi_err + m_err * mod + m0 * err)
+        term_err += float(xp.sum(e))
+        magnitude += float(xp.sum(b * j_abs * mod + wc * (m_abs + m0) * mod))
+    centre = 1.0 / (period * eta * eta) - s_c
+    half = ((1.0 + 2.0 * ed + 1.0) * m0 + 2.0 * s_h) / (2.0 * K + 2.0)
+    scale = magnitude + 1.0 / (period * eta * eta) + 3.0 * m0
+    roundoff = term_err + (16.0 + 2.0 * math.log2(K + 1)) * UNIT * scale * 2.0
+    return centre, half, roundoff
+
+
+def hinge(
+    law: SumLaw, lo: float, hi: float, above: bool, rel_width: float, abs_width: float, max_terms: int, xp: Any
+) -> TiltedHinge | None:
+    """Certified ``E[(Y − y)_+]`` (``above``) or ``E[(y − Y)_+]`` for every true ``y`` in ``[lo, hi]``.
+
+    The upper bound is taken at the end of ``[lo, hi]`` that makes the hinge largest. ``K``
+    grows until ``upper − lower <= max(abs_width, rel_width · lower)`` or ``max_terms``.
+    Returns None where no tilt applies (the threshold not beyond the mean, or the tilted law
+    out of float range).
+    """
+    sign = 1.0 if above else -1.0
+    theta = saddle(law, 0.5 * (lo + hi), sign)
+    if theta is None:
+        return None
+    tilted = tilt(law, theta)
+    if tilted is None:
+        return None
+    t_law, k_log, k_err = tilted
+    eta = abs(theta)
+    a = min(chernoff.lower_quantile(t_law, WINDOW_MASS), lo - (0.0 if above else REACH / eta))
+    top = max(chernoff.upper_quantile(t_law, WINDOW_MASS), hi + (REACH / eta if above else 0.0))
+    span = top - a
+    a, top = a - MARGIN * span, top + MARGIN * span
+    period = top - a
+    out = chernoff.lower_tail(t_law, a) + chernoff.upper_tail(t_law, top)
+    # α for the upper bound (hinge largest) and the lower; the threshold each stands for is exact.
+    if above:
+        alphas = ((lo - a) / period - 4.0 * UNIT, (hi - a) / period + 4.0 * UNIT)
+        ys = [a + period * al for al in alphas]
+    else:
+        alphas = (1.0 - (hi - a) / period - 4.0 * UNIT, 1.0 - (lo - a) / period + 4.0 * UNIT)
+        ys = [a + period * (1.0 - al) for al in alphas]
+    y_err = [4.0 * UNIT * (abs(a) + period + abs(y)) for y in ys]
+    logs = [k_log - theta * y for y in ys]
+    l_err = [k_err + eta * e + 4.0 * UNIT * (abs(k_log) + abs(theta * y)) for e, y in zip(y_err, ys, strict=True)]
+    if max(lg + e for lg, e in zip(logs, l_err, strict=True)) > EXP_LIMIT:
+        return None
+    f_up, f_lo = math.exp(logs[0] + l_err[0]) * (1 + 4 * UNIT), math.exp(logs[1] - l_err[1]) * (1 - 4 * UNIT)
+    ends = [period * (1.0 - al) for al in alphas]  # T: the window's end beyond each threshold
+    tails = [math.exp(-eta * T) * (4.0 * T + (T * T + T / eta + 1.0 / eta**2) / period) for T in ends]
+    outside = out * 2.0 / (math.e * eta) * (1.0 + 1e-9)
+    cache = SpectrumCache(xp, t_law, a, period)
+    K = FIRST_TERMS
+    while True:
+        c_up, h_up, r_up = _sums(xp, cache, K, alphas[0], eta, not above)
+        c_lo, h_lo, r_lo = _sums(xp, cache, K, alphas[1], eta, not above)
+        upper = f_up * (c_up + h_up + r_up + outside + tails[0]) * (1.0 + 8.0 * UNIT)
+        lower = max(0.0, f_lo * (c_lo - h_lo - r_lo - outside - tails[1]) * (1.0 - 8.0 * UNIT))
+        disc = f_up * h_up + f_lo * h_lo
+        trunc = f_up * (outside + tails[0]) + f_lo * (outside + tails[1])
+        goal = max(abs_width, rel_width * lower)
+        if upper - lower <= goal or K >= max_terms:
+            rest = max(0.0, upper - lower - disc - trunc)
+            return TiltedHinge(lower, upper, disc, trunc, rest, K, workspace_bytes(cache.size))
+        spare = goal - (upper - lower - disc)
+        ratio = disc / spare if spare > 0.0 else 8.0
+        K = int(min(max_terms, 8 * K, max(2 * K, math.ceil(1.25 * K * ratio))))
