@@ -11,10 +11,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import oracles
 import pytest
 
 import gpu_rs
-import oracles
 from gpu_rs.engine import tilt
 from gpu_rs.engine.laws import Law, SumLaw
 from gpu_rs.quantities.profile_curve import HingeCurve
@@ -68,7 +68,9 @@ def test_l3_tilted_against_enumeration(n, q, eps):
 
 def test_budget_adds_up_and_where_no_tilt_applies():
     """The parts of the width add up to it; no tilt for a hinge whose threshold is not beyond the mean."""
-    law = SumLaw(((Law(np.array([0.0, 1.0, 3.5]), np.log([0.5, 0.3, 0.2]), np.array([0.5, 0.3, 0.2]), np.zeros(3)), 400),))
+    law = SumLaw(
+        ((Law(np.array([0.0, 1.0, 3.5]), np.log([0.5, 0.3, 0.2]), np.array([0.5, 0.3, 0.2]), np.zeros(3)), 400),)
+    )
     mean = law.mean
     found = tilt.hinge(law, 1.3 * mean, 1.3 * mean, True, 1e-3, 1e-300, 1 << 20, np)
     assert found is not None and found.lower > 0.0

@@ -210,7 +210,7 @@ def hinge(
         disc = f_up * h_up + f_lo * h_lo
         trunc = f_up * (outside + tails[0]) + f_lo * (outside + tails[1])
         goal = max(abs_width, rel_width * lower)
-        if upper - lower <= goal or K >= max_terms:
+        if upper - lower <= goal or max_terms <= K:
             rest = max(0.0, upper - lower - disc - trunc)
             return TiltedHinge(lower, upper, disc, trunc, rest, K, workspace_bytes(cache.size))
         spare = goal - (upper - lower - disc)

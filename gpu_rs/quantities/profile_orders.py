@@ -211,7 +211,9 @@ class Profile:
                 tilted = self.hinge.tilted(eps, name == "forward", self.rel_width / 2, need / 2)
                 if tilted is not None:
                     if max(lo, tilted[0]) > min(hi, tilted[1]):
-                        raise RuntimeError(f"two certified intervals for delta({eps!r}) are disjoint: {lo, hi}, {tilted}")
+                        raise RuntimeError(
+                            f"two certified intervals for delta({eps!r}) are disjoint: {lo, hi}, {tilted}"
+                        )
                     lo, hi = max(lo, tilted[0]), min(hi, tilted[1])
                     need = max(need, self.rel_width * lo)
             if hi - lo > need and self.max_queries > 0:
