@@ -32,6 +32,9 @@ WINDOW_SHARE = 1e-4
 """The window leaves out mass of at most this fraction of the absolute width asked."""
 MAX_CURVE_TERMS = 1 << 20
 """Most frequencies of the curve; points it leaves wider than asked go to the tilted route."""
+TILT_BELOW = 1e-8
+"""Hinges whose Chernoff bound is below this times the standard deviation of ``Y`` skip the curve
+(whose absolute round-off would leave them wide) and go straight to the tilted law."""
 MAX_TILT_TERMS = 1 << 22
 """Most frequencies of one tilted hinge (128 MB of spectrum)."""
 
@@ -47,6 +50,9 @@ class HingeCurve:
         self.law = SumLaw(((restricted(at.gaps, at.log_probs, at.probs, at.prob_error, at.exact, keep), n),))
         self.w0 = math.exp(float(at.log_values[0]))
         self.w_max = math.exp(float(at.log_values[-1]))
+        part = self.law.parts[0][0]
+        var = float(np.dot(part.probs, (part.values - part.mean) ** 2)) if self.usable else math.inf
+        self.spread = math.sqrt(n * var)
         self.value_error = at.value_error
         self.max_terms = min(max_terms, MAX_CURVE_TERMS)
         self.tilt_terms = min(max_terms, MAX_TILT_TERMS)
@@ -126,7 +132,7 @@ class HingeCurve:
                     top = (y[i] + err[i]) * (1 + 2 * self.value_error)
                     bound = top * lower_tail(self.law, top)
                 upper[i] = min(1.0, bound * scale[i] * (1.0 + 8.0 * UNIT))
-                todo[i] = upper[i] > 0.5 * abs_width
+                todo[i] = upper[i] > 0.5 * abs_width and bound > TILT_BELOW * self.spread
             out["forward" if forward else "reverse"] = (lower, upper)
             plans[forward] = (y, err, scale, todo)
         ys = np.concatenate([plans[f][0][plans[f][3]] for f in ((True, False) if both else (True,))])
