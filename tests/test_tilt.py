@@ -80,3 +80,17 @@ def test_budget_adds_up_and_where_no_tilt_applies():
     assert tilt.hinge(law, 1.1 * mean, 1.1 * mean, False, 1e-3, 1e-300, 1 << 20, np) is None
     put = tilt.hinge(law, 0.6 * mean, 0.6 * mean, False, 1e-3, 1e-300, 1 << 20, np)
     assert put is not None and put.upper - put.lower <= 1e-3 * put.lower
+
+
+def test_one_tilt_serves_nearby_thresholds():
+    """Thresholds within a tilted standard deviation share one spectrum, still exact inside and narrow."""
+    n, q = 250, 0.2
+    exact = Enumerated(n, 3, q)
+    curve = HingeCurve(n, 3, q, 1 << 22, np)
+    used = set()
+    for eps in (1.50, 1.51, 1.52):  # thresholds 11 apart, the tilted sd about 240
+        lo, hi = curve.tilted(eps, True, 1e-3, 1e-300)
+        used.add(id(curve.tilts[True]))
+        e_lo, e_hi = exact.delta(eps, True)
+        assert lo <= e_hi and e_lo <= hi and hi - lo <= 1e-3 * lo
+    assert len(used) == 1

@@ -113,12 +113,13 @@ def tilt(law: SumLaw, theta: float) -> tuple[SumLaw, float, float] | None:
     return SumLaw(tuple(parts)), k_total, k_err + 4.0 * UNIT * (1.0 + abs(k_total)) * (len(parts) + 1)
 
 
-def _sums(xp: Any, cache: SpectrumCache, K: int, alpha: float, eta: float, reflect: bool) -> tuple[float, float, float]:
-    """``(∫ w·centre, ∫ m·half, round-off)`` at ``α`` from ``φ_1 … φ_K`` (module docstring)."""
-    period = cache.period
-    s_c = s_h = ed = 0.0
-    term_err = magnitude = 0.0
-    m0 = 1.0 / eta
+def _sums(
+    xp: Any, cache: SpectrumCache, K: int, alphas: tuple[float, ...], eta: float, reflect: bool
+) -> list[tuple[float, float, float]]:
+    """``(∫ w·centre, ∫ m·half, round-off)`` at each ``α`` from ``φ_1 … φ_K`` (module docstring)."""
+    period, m0, n_a = cache.period, 1.0 / eta, len(alphas)
+    s_c, s_h, term_err = [0.0] * n_a, [0.0] * n_a, [0.0] * n_a
+    ed = magnitude = 0.0
     for k0, spec in cache.upto(K):
         k1 = min(K + 1, k0 + int(spec.re.shape[0]))
         if k1 <= k0:
@@ -136,27 +137,101 @@ def _sums(xp: Any, cache: SpectrumCache, K: int, alpha: float, eta: float, refle
         parts_im = (s / d, -2.0 * s / d2, (3.0 * s - s * s * s) / (d2 * d))
         m_re, m_im = sum(parts_re) * m0, sum(parts_im) * m0
         m_err = (64.0 * UNIT) * m0 * sum(xp.abs(p) for p in parts_re + parts_im)
-        t, t_err = turns(xp, k, split(alpha), float(K))
-        ang = (2.0 * math.pi) * t
-        ang_err = (2.0 * math.pi) * t_err + (4.0 * UNIT) * xp.abs(ang)
-        ca, sa = xp.cos(ang), xp.sin(ang)
-        x, y = ca * j_re - sa * j_im, ca * j_im + sa * j_re  # e^{iA} J
-        u, v = ca * m_re - sa * m_im, ca * m_im + sa * m_re  # e^{iA} Jm
-        s_c += float(xp.sum(b * (y * re - x * im)))
-        s_h += float(xp.sum(c * (u * re + v * im)))
         ed += float(xp.sum(c * re))
         j_abs = s / d * m0
         m_abs = xp.sqrt(m_re * m_re + m_im * m_im) + m_err
         wc = (2.0 / (2.0 * K + 2.0)) * c
-        phi_err = err + mod * (ang_err + 8.0 * UNIT)
-        e = b * (j_abs * phi_err + j_err * mod) + wc * (m_abs * phi_err + m_err * mod + m0 * err)
-        term_err += float(xp.sum(e))
-        magnitude += float(xp.sum(b * j_abs * mod + wc * (m_abs + m0) * mod))
-    centre = 1.0 / (period * eta * eta) - s_c
-    half = ((1.0 + 2.0 * ed + 1.0) * m0 + 2.0 * s_h) / (2.0 * K + 2.0)
-    scale = magnitude + 1.0 / (period * eta * eta) + 3.0 * m0
-    roundoff = term_err + (16.0 + 2.0 * math.log2(K + 1)) * UNIT * scale * 2.0
-    return centre, half, roundoff
+        weight = b * j_abs + wc * m_abs
+        fixed = float(xp.sum(b * j_err * mod + wc * (m_err * mod + m0 * err) + weight * (err + 8.0 * UNIT * mod)))
+        magnitude += float(xp.sum((weight + wc * m0) * mod))
+        for i, alpha in enumerate(alphas):
+            t, t_err = turns(xp, k, split(alpha), float(K))
+            ang = (2.0 * math.pi) * t
+            ang_err = (2.0 * math.pi) * t_err + (4.0 * UNIT) * xp.abs(ang)
+            ca, sa = xp.cos(ang), xp.sin(ang)
+            x, y = ca * j_re - sa * j_im, ca * j_im + sa * j_re  # e^{iA} J
+            u, v = ca * m_re - sa * m_im, ca * m_im + sa * m_re  # e^{iA} Jm
+            s_c[i] += float(xp.sum(b * (y * re - x * im)))
+            s_h[i] += float(xp.sum(c * (u * re + v * im)))
+            term_err[i] += fixed + float(xp.sum(weight * mod * ang_err))
+    flat = 1.0 / (period * eta * eta)  # ∫ w (1 − β)
+    rounding = (16.0 + 2.0 * math.log2(K + 1)) * UNIT * (magnitude + flat + 3.0 * m0) * 2.0
+    half = [((2.0 + 2.0 * ed) * m0 + 2.0 * h) / (2.0 * K + 2.0) for h in s_h]
+    return [(flat - s_c[i], half[i], term_err[i] + rounding) for i in range(n_a)]
+
+
+class Tilted:
+    """One tilt ``P_θ`` of ``Y``, its window and its spectrum, for hinges with thresholds near ``K'(θ)``.
+
+    Thresholds within one tilted standard deviation of the saddle point share the spectrum (any
+    ``θ`` is exact; the saddle point only makes the width small), as in the ``ε(δ)`` root finder.
+    """
+
+    def __init__(self, tilted: tuple[SumLaw, float, float], y: float, above: bool, theta: float, xp: Any) -> None:
+        self.law, self.k_log, self.k_err = tilted
+        self.above, self.theta, self.eta, self.xp = above, theta, abs(theta), xp
+        self.sd = math.sqrt(sum(c * float(np.dot(w.probs, (w.values - w.mean) ** 2)) for w, c in self.law.parts))
+        self.centre = y
+        reach = REACH / self.eta + self.sd
+        a = min(chernoff.lower_quantile(self.law, WINDOW_MASS), y - self.sd - (0.0 if above else reach))
+        top = max(chernoff.upper_quantile(self.law, WINDOW_MASS), y + self.sd + (reach if above else 0.0))
+        span = top - a
+        self.a, self.period = a - MARGIN * span, span * (1.0 + 2.0 * MARGIN)
+        self.out = chernoff.lower_tail(self.law, self.a) + chernoff.upper_tail(self.law, self.a + self.period)
+        self.cache = SpectrumCache(xp, self.law, self.a, self.period)
+        self.terms = FIRST_TERMS
+
+    @classmethod
+    def make(cls, law: SumLaw, y: float, above: bool, xp: Any) -> Tilted | None:
+        """The tilt at the saddle point of ``y``; None where none applies (module docstring)."""
+        theta = saddle(law, y, 1.0 if above else -1.0)
+        tilted = None if theta is None else tilt(law, theta)
+        return None if tilted is None or theta is None else cls(tilted, y, above, theta, xp)
+
+    def fits(self, lo: float, hi: float, above: bool) -> bool:
+        """Whether ``[lo, hi]`` is within one tilted standard deviation of the saddle point, with room."""
+        room = REACH / self.eta
+        inside = hi + room < self.a + self.period if above else self.a + room < lo
+        near = self.a < lo and hi < self.a + self.period and abs(0.5 * (lo + hi) - self.centre) <= self.sd
+        return above == self.above and inside and near
+
+    def hinge(self, lo: float, hi: float, rel_width: float, abs_width: float, max_terms: int) -> TiltedHinge | None:
+        """Certified ``E[(Y − y)_+]`` (or the put) for every true ``y`` in ``[lo, hi]`` (see :func:`hinge`)."""
+        a, period, eta, theta, above = self.a, self.period, self.eta, self.theta, self.above
+        # α for the upper bound (hinge largest) and the lower; the threshold each stands for is exact.
+        if above:
+            alphas = ((lo - a) / period - 4.0 * UNIT, (hi - a) / period + 4.0 * UNIT)
+            ys = [a + period * al for al in alphas]
+        else:
+            alphas = (1.0 - (hi - a) / period - 4.0 * UNIT, 1.0 - (lo - a) / period + 4.0 * UNIT)
+            ys = [a + period * (1.0 - al) for al in alphas]
+        y_err = [4.0 * UNIT * (abs(a) + period + abs(y)) for y in ys]
+        logs = [self.k_log - theta * y for y in ys]
+        l_err = [
+            self.k_err + eta * e + 4.0 * UNIT * (abs(self.k_log) + abs(theta * y))
+            for e, y in zip(y_err, ys, strict=True)
+        ]
+        if max(lg + e for lg, e in zip(logs, l_err, strict=True)) > EXP_LIMIT:
+            return None
+        f_up, f_lo = math.exp(logs[0] + l_err[0]) * (1 + 4 * UNIT), math.exp(logs[1] - l_err[1]) * (1 - 4 * UNIT)
+        ends = [period * (1.0 - al) for al in alphas]  # T: the window's end beyond each threshold
+        tails = [math.exp(-eta * T) * (4.0 * T + (T * T + T / eta + 1.0 / eta**2) / period) for T in ends]
+        outside = self.out * 2.0 / (math.e * eta) * (1.0 + 1e-9)
+        K = min(self.terms, max_terms)
+        while True:
+            (c_up, h_up, r_up), (c_lo, h_lo, r_lo) = _sums(self.xp, self.cache, K, alphas, eta, not above)
+            upper = f_up * (c_up + h_up + r_up + outside + tails[0]) * (1.0 + 8.0 * UNIT)
+            lower = max(0.0, f_lo * (c_lo - h_lo - r_lo - outside - tails[1]) * (1.0 - 8.0 * UNIT))
+            disc = f_up * h_up + f_lo * h_lo
+            trunc = f_up * (outside + tails[0]) + f_lo * (outside + tails[1])
+            goal = max(abs_width, rel_width * lower)
+            if upper - lower <= goal or max_terms <= K:
+                self.terms = max(self.terms, K)
+                rest = max(0.0, upper - lower - disc - trunc)
+                return TiltedHinge(lower, upper, disc, trunc, rest, K, workspace_bytes(self.cache.size))
+            spare = goal - (upper - lower - disc)
+            ratio = disc / spare if spare > 0.0 else 8.0
+            K = int(min(max_terms, 8 * K, max(2 * K, math.ceil(1.25 * K * ratio))))
 
 
 def hinge(
@@ -169,50 +244,5 @@ def hinge(
     Returns None where no tilt applies (the threshold not beyond the mean, or the tilted law
     out of float range).
     """
-    sign = 1.0 if above else -1.0
-    theta = saddle(law, 0.5 * (lo + hi), sign)
-    if theta is None:
-        return None
-    tilted = tilt(law, theta)
-    if tilted is None:
-        return None
-    t_law, k_log, k_err = tilted
-    eta = abs(theta)
-    a = min(chernoff.lower_quantile(t_law, WINDOW_MASS), lo - (0.0 if above else REACH / eta))
-    top = max(chernoff.upper_quantile(t_law, WINDOW_MASS), hi + (REACH / eta if above else 0.0))
-    span = top - a
-    a, top = a - MARGIN * span, top + MARGIN * span
-    period = top - a
-    out = chernoff.lower_tail(t_law, a) + chernoff.upper_tail(t_law, top)
-    # α for the upper bound (hinge largest) and the lower; the threshold each stands for is exact.
-    if above:
-        alphas = ((lo - a) / period - 4.0 * UNIT, (hi - a) / period + 4.0 * UNIT)
-        ys = [a + period * al for al in alphas]
-    else:
-        alphas = (1.0 - (hi - a) / period - 4.0 * UNIT, 1.0 - (lo - a) / period + 4.0 * UNIT)
-        ys = [a + period * (1.0 - al) for al in alphas]
-    y_err = [4.0 * UNIT * (abs(a) + period + abs(y)) for y in ys]
-    logs = [k_log - theta * y for y in ys]
-    l_err = [k_err + eta * e + 4.0 * UNIT * (abs(k_log) + abs(theta * y)) for e, y in zip(y_err, ys, strict=True)]
-    if max(lg + e for lg, e in zip(logs, l_err, strict=True)) > EXP_LIMIT:
-        return None
-    f_up, f_lo = math.exp(logs[0] + l_err[0]) * (1 + 4 * UNIT), math.exp(logs[1] - l_err[1]) * (1 - 4 * UNIT)
-    ends = [period * (1.0 - al) for al in alphas]  # T: the window's end beyond each threshold
-    tails = [math.exp(-eta * T) * (4.0 * T + (T * T + T / eta + 1.0 / eta**2) / period) for T in ends]
-    outside = out * 2.0 / (math.e * eta) * (1.0 + 1e-9)
-    cache = SpectrumCache(xp, t_law, a, period)
-    K = FIRST_TERMS
-    while True:
-        c_up, h_up, r_up = _sums(xp, cache, K, alphas[0], eta, not above)
-        c_lo, h_lo, r_lo = _sums(xp, cache, K, alphas[1], eta, not above)
-        upper = f_up * (c_up + h_up + r_up + outside + tails[0]) * (1.0 + 8.0 * UNIT)
-        lower = max(0.0, f_lo * (c_lo - h_lo - r_lo - outside - tails[1]) * (1.0 - 8.0 * UNIT))
-        disc = f_up * h_up + f_lo * h_lo
-        trunc = f_up * (outside + tails[0]) + f_lo * (outside + tails[1])
-        goal = max(abs_width, rel_width * lower)
-        if upper - lower <= goal or max_terms <= K:
-            rest = max(0.0, upper - lower - disc - trunc)
-            return TiltedHinge(lower, upper, disc, trunc, rest, K, workspace_bytes(cache.size))
-        spare = goal - (upper - lower - disc)
-        ratio = disc / spare if spare > 0.0 else 8.0
-        K = int(min(max_terms, 8 * K, max(2 * K, math.ceil(1.25 * K * ratio))))
+    found = Tilted.make(law, 0.5 * (lo + hi), above, xp)
+    return None if found is None else found.hinge(lo, hi, rel_width, abs_width, max_terms)

@@ -56,6 +56,7 @@ class HingeCurve:
         self.value_error = at.value_error
         self.max_terms = min(max_terms, MAX_CURVE_TERMS)
         self.tilt_terms = min(max_terms, MAX_TILT_TERMS)
+        self.tilts: dict[bool, tilt.Tilted] = {}  # the last tilt of each order, reused nearby
         self.curve: Curve | None = None
         self.heavy: tuple[np.ndarray, HeavyCurve] | None = None
 
@@ -79,7 +80,13 @@ class HingeCurve:
         lo = float((y[0] - err[0]) / (1.0 + v) * (1.0 - 2.0 * UNIT))
         hi = float((y[0] + err[0]) / (1.0 - v) * (1.0 + 2.0 * UNIT))
         scale = (1.0 if forward else math.exp(eps)) / self.n
-        found = tilt.hinge(self.law, lo, hi, forward, rel_width, abs_width / scale, self.tilt_terms, self.xp)
+        near = self.tilts.get(forward)
+        if near is None or not near.fits(lo, hi, forward):
+            near = tilt.Tilted.make(self.law, 0.5 * (lo + hi), forward, self.xp)
+            if near is None:
+                return None
+            self.tilts[forward] = near
+        found = near.hinge(lo, hi, rel_width, abs_width / scale, self.tilt_terms)
         if found is None:
             return None
         grow, shrink = (1.0 + v, 1.0 - v) if forward else (1.0, 1.0)
