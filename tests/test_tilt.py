@@ -94,3 +94,15 @@ def test_one_tilt_serves_nearby_thresholds():
         e_lo, e_hi = exact.delta(eps, True)
         assert lo <= e_hi and e_lo <= hi and hi - lo <= 1e-3 * lo
     assert len(used) == 1
+
+
+def test_tilted_atoms_below_the_float_range_are_left_out_and_bounded():
+    """L = 6, put far below the mean: the top atoms' tilted probabilities fall below e^-700."""
+    n, q, eps = 30, 0.1, 8.0
+    curve = HingeCurve(n, 6, q, 1 << 22, np)
+    y = float(curve._thresholds(np.array([eps]), False)[0][0])
+    found = tilt.tilt(curve.law, tilt.saddle(curve.law, y, -1.0))
+    assert found is not None and found[0].parts[0][0].size < 7 and 0.0 < found[3] < 1e-300
+    lo, hi = curve.tilted(eps, False, 1e-3, 1e-300)
+    e_lo, e_hi = Enumerated(n, 6, q).delta(eps, False)
+    assert lo <= e_hi and e_lo <= hi and hi - lo <= 1e-3 * lo

@@ -4,27 +4,20 @@ For ``θ`` of the hinge's sign (``s = ±1``, ``η = |θ|``) and ``K(θ) = log E 
 
     E[(s(Y − y))_+] = e^{K(θ) − θy} E_θ[g(s(Y − y))],     g(u) = u_+ e^{−ηu},
 
-where ``P_θ`` reweights each atom by ``e^{θv}/M(θ)`` (formed in logs). ``θ`` is the saddle point
-``K'(θ) = y``, so ``y`` sits in the bulk of ``P_θ``: an absolute error of ``E_θ[g]`` is a relative
-error of the hinge, however small. With ``w(t) = (1 − ηt) e^{−ηt}`` (``∫_0^u w = g(u)``),
-
-    E_θ[g(s(Y − y))] = ∫_0^∞ w(t) P_θ[s(Y − y) > t] dt,
-
-and on the window ``[a, a + P)`` (``U = (Y − a)/P``, or ``1 − U`` for the put; ``β = α + t/P``)
+``P_θ`` reweighting each atom by ``e^{θv}/M(θ)`` (in logs). At the saddle point ``K'(θ) = y``
+an absolute error of ``E_θ[g]`` is a relative error of the hinge, however small. With
+``w(t) = (1 − ηt) e^{−ηt}`` (``∫_0^u w = g(u)``), ``E_θ[g(s(Y − y))] = ∫_0^∞ w(t) P_θ[s(Y − y) > t] dt``;
+on the window ``[a, a + P)`` (``U = (Y − a)/P``, or ``1 − U`` for the put; ``β = α + t/P``)
 Vaaler's ``S±_β`` (:mod:`gpu_rs.engine.majorants`) bound ``P[U > β]`` by ``centre ± half``. Where
 ``w < 0`` the lower one serves the upper bound, so ``∫ w·centre ± ∫ |w|·half`` bound the integral,
 and ``|w| <= m(t) = (1 − ηt + η²t²/2) e^{−ηt}`` (from ``|x| <= (x² + 1)/2``). Both are closed forms
 in ``φ_k``, with ``ω = 2πk/P`` and ``z = η − iω``:
 
     ∫_0^∞ w·centre = 1/(Pη²) − Σ b_k Im(e^{2πikα} J_k φ̄_k),             J_k = −iω/z²,
-    ∫_0^∞ m·half   = [(E Δ(U) + 1)/η + 2 Σ c_k Re(e^{−2πikα} φ_k J̄m_k)] / (2K + 2),
-    Jm_k = 1/z − η/z² + η²/z³.
+    ∫_0^∞ m·half   = [(E Δ(U) + 1)/η + 2 Σ c_k Re(e^{−2πikα} φ_k J̄m_k)] / (2K + 2),   Jm_k = 1/z − η/z² + η²/z³.
 
-Left over, each bounded and added: mass outside the window (Chernoff under ``P_θ``, times
-``∫|w| = 2/(eη)``); ``t`` beyond the window's end ``T`` (``∫_T^∞ |w| (3 + t/P)``, since
-``|centre| <= 3 + t/P`` and ``P_θ <= 1``); round-off of every term; the error of ``K(θ)`` and of
-the tilted probabilities (carried into the spectrum's error bounds). The width falls like
-``P η / K`` relative, so ``K`` grows to about ``Pη / rel_width``: one spectrum of ``P_θ``.
+Every other error (window, the window's end, round-off, the tilt's own) is bounded and added:
+docs/profile.md, "Tiny δ". The width is about ``Pη/K`` relative: one spectrum of ``P_θ``.
 """
 
 from __future__ import annotations
@@ -84,13 +77,16 @@ def saddle(law: SumLaw, y: float, sign: float) -> float | None:
     return sign * math.exp(brentq(f, lo, hi, xtol=1e-10, maxiter=200))
 
 
-def tilt(law: SumLaw, theta: float) -> tuple[SumLaw, float, float] | None:
-    """``(P_θ, K(θ), bound on the error of K(θ))``; None where a tilted probability leaves float64.
+def tilt(law: SumLaw, theta: float) -> tuple[SumLaw, float, float, float] | None:
+    """``(P_θ, K(θ), bound on the error of K(θ), dropped)``; None where fewer than two atoms are left.
 
     Each tilted log probability errs by at most the log errors of the original probability, of
-    ``θv`` and of the log-sum; its relative error bound is carried by the tilted law.
+    ``θv`` and of the log-sum; its relative error bound is carried by the tilted law. Atoms of
+    tilted probability below ``e^{−700}`` are left out of ``P_θ`` (below the float range);
+    ``dropped`` bounds the probability that any summand takes one, which moves ``E_θ[g]`` by at
+    most ``dropped / (eη)`` and is added to the mass outside the window.
     """
-    parts, k_total, k_err = [], 0.0, 0.0
+    parts, k_total, k_err, dropped = [], 0.0, 0.0, 0.0
     for law1, count in law.parts:
         if float(law1.rel_error.max()) > 1e-3 or not np.all(np.isfinite(law1.log_probs)):
             return None
@@ -103,14 +99,18 @@ def tilt(law: SumLaw, theta: float) -> tuple[SumLaw, float, float] | None:
         log_m = float(logsumexp(x))
         e_m = float(e_x.max()) + 16.0 * UNIT * (1.0 + abs(log_m) + float(np.abs(x).max()))
         logs = x - log_m
-        if float(logs.min()) < -700.0:
-            return None
         rel = 1.01 * (e_x + e_m + 2.0 * UNIT * np.abs(logs)) + 4.0 * UNIT
-        probs = np.exp(logs)
-        parts.append((Law(law1.values.copy(), logs, probs, rel), count))
+        keep = logs >= -700.0
+        if keep.sum() < 2:
+            return None
+        if not keep.all():
+            top = float(logsumexp(logs[~keep] + rel[~keep])) + math.log(count)
+            dropped += math.exp(max(top, -700.0))  # >= the true bound: never 0
+        parts.append((Law(law1.values[keep], logs[keep], np.exp(logs[keep]), rel[keep]), count))
         k_total += count * log_m
         k_err += count * e_m
-    return SumLaw(tuple(parts)), k_total, k_err + 4.0 * UNIT * (1.0 + abs(k_total)) * (len(parts) + 1)
+    k_err += 4.0 * UNIT * (1.0 + abs(k_total)) * (len(parts) + 1)
+    return SumLaw(tuple(parts)), k_total, k_err, dropped
 
 
 def _sums(
@@ -167,8 +167,10 @@ class Tilted:
     ``θ`` is exact; the saddle point only makes the width small), as in the ``ε(δ)`` root finder.
     """
 
-    def __init__(self, tilted: tuple[SumLaw, float, float], y: float, above: bool, theta: float, xp: Any) -> None:
-        self.law, self.k_log, self.k_err = tilted
+    def __init__(
+        self, tilted: tuple[SumLaw, float, float, float], y: float, above: bool, theta: float, xp: Any
+    ) -> None:
+        self.law, self.k_log, self.k_err, dropped = tilted
         self.above, self.theta, self.eta, self.xp = above, theta, abs(theta), xp
         self.sd = math.sqrt(sum(c * float(np.dot(w.probs, (w.values - w.mean) ** 2)) for w, c in self.law.parts))
         self.centre = y
@@ -177,7 +179,7 @@ class Tilted:
         top = max(chernoff.upper_quantile(self.law, WINDOW_MASS), y + self.sd + (reach if above else 0.0))
         span = top - a
         self.a, self.period = a - MARGIN * span, span * (1.0 + 2.0 * MARGIN)
-        self.out = chernoff.lower_tail(self.law, self.a) + chernoff.upper_tail(self.law, self.a + self.period)
+        self.out = chernoff.lower_tail(self.law, self.a) + chernoff.upper_tail(self.law, self.a + self.period) + dropped
         self.cache = SpectrumCache(xp, self.law, self.a, self.period)
         self.terms = FIRST_TERMS
 
@@ -239,10 +241,8 @@ def hinge(
 ) -> TiltedHinge | None:
     """Certified ``E[(Y − y)_+]`` (``above``) or ``E[(y − Y)_+]`` for every true ``y`` in ``[lo, hi]``.
 
-    The upper bound is taken at the end of ``[lo, hi]`` that makes the hinge largest. ``K``
-    grows until ``upper − lower <= max(abs_width, rel_width · lower)`` or ``max_terms``.
-    Returns None where no tilt applies (the threshold not beyond the mean, or the tilted law
-    out of float range).
+    The upper bound at the end of ``[lo, hi]`` that makes the hinge largest; ``K`` grows until
+    ``upper − lower <= max(abs_width, rel_width · lower)`` or ``max_terms``. None where no tilt applies.
     """
     found = Tilted.make(law, 0.5 * (lo + hi), above, xp)
     return None if found is None else found.hinge(lo, hi, rel_width, abs_width, max_terms)
