@@ -156,8 +156,9 @@ class Profile:
     ``δ`` comes first from the hinge expectations: exact sums at one bit
     (:mod:`~gpu_rs.quantities.profile_one_bit`), exact enumeration where there are few count
     vectors (:mod:`~gpu_rs.quantities.profile_enumeration`), otherwise one certified curve
-    (:mod:`~gpu_rs.quantities.profile_curve`); an order whose interval is still wider than asked is refined by
-    the tail-query routes of :class:`Order` and the two certified intervals intersected.
+    (:mod:`~gpu_rs.quantities.profile_curve`); an order whose interval is still wider than asked is
+    recomputed under the tilted law (:meth:`HingeCurve.tilted`), then, with ``max_queries``, by the
+    tail-query routes of :class:`Order`, the certified intervals intersected.
     """
 
     n: int
