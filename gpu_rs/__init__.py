@@ -25,7 +25,8 @@ this list (``tests/test_architecture.py`` checks it). Read the first file named 
     ``nearlattice.py``, ``fourier.py`` with ``charfn.py``, ``majorants.py``, ``phase.py``);
     ``precise.py`` decides thresholds beyond float precision. ``curve.py`` certifies a whole
     curve at once (the survival function and its hinges at many thresholds, with
-    ``curve_sums.py`` and ``curve_heavy.py``).
+    ``curve_sums.py`` and ``curve_heavy.py``); ``tilt.py`` one hinge under the exponentially
+    tilted law, to relative width however small it is.
 ``pairs/``
     Neighbouring collections turned into engine queries. **``scopes.py`` first**
     (forward, homogeneous, all) and ``guarantees.py`` (what each covers, in words);

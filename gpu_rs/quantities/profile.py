@@ -154,10 +154,10 @@ def privacy_profile(
     rel_width, abs_width : float
         Target for each ``δ``: ``upper − lower <= max(rel_width * lower, abs_width)``.
     max_queries : int
-        Most new tail queries per ``δ`` value and order where the curve's interval is wider than
-        asked (tiny ``δ`` at several bits); ``0`` (the default) returns the curve's certified
-        interval as it is, ``met`` saying whether it reached the width. Tail queries are slow:
-        each costs about one :func:`gpu_rs.tail`.
+        Most new tail queries per ``δ`` value and order where the curve's interval, and then the
+        tilted law's (tiny ``δ`` at several bits, docs/profile.md), are still wider than asked;
+        ``0`` (the default) returns the certified interval as it is, ``met`` saying whether it
+        reached the width. Tail queries are slow: each costs about one :func:`gpu_rs.tail`.
     backend : {"auto", "numpy", "cupy"}
         As for :func:`gpu_rs.tail`.
 

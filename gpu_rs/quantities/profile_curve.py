@@ -8,7 +8,9 @@ zero-vector atoms, ``E X′ = N``), so with ``λ = e^ε``
 non-negative hinges of one law, with no difference of nearly equal tails. One
 :class:`~gpu_rs.engine.curve.Curve` of ``Y = X′ − N w_0`` gives both at every ``ε``;
 ``ε`` far in a tail, where a Chernoff bound is already below the width asked, is answered
-by that bound alone.
+by that bound alone. A point the curve leaves wider than asked (tiny ``δ``, where the curve's
+absolute error is reached) is recomputed under the exponentially tilted law
+(:mod:`~gpu_rs.engine.tilt`), whose width is relative.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from gpu_rs.common.floats import FLOOR, UNIT
+from gpu_rs.engine import tilt
 from gpu_rs.engine.atoms import ZERO, record_atoms
 from gpu_rs.engine.chernoff import lower_tail
 from gpu_rs.engine.curve import Curve, tail_mean
@@ -28,7 +31,12 @@ from gpu_rs.engine.laws import SumLaw, restricted
 WINDOW_SHARE = 1e-4
 """The window leaves out mass of at most this fraction of the absolute width asked."""
 MAX_CURVE_TERMS = 1 << 20
-"""Most frequencies of the curve; points it leaves wider than asked go to the tail-query route."""
+"""Most frequencies of the curve; points it leaves wider than asked go to the tilted route."""
+TILT_BELOW = 1e-8
+"""Hinges whose Chernoff bound is below this times the standard deviation of ``Y`` skip the curve
+(whose absolute round-off would leave them wide) and go straight to the tilted law."""
+MAX_TILT_TERMS = 1 << 22
+"""Most frequencies of one tilted hinge (128 MB of spectrum)."""
 
 
 class HingeCurve:
@@ -42,8 +50,13 @@ class HingeCurve:
         self.law = SumLaw(((restricted(at.gaps, at.log_probs, at.probs, at.prob_error, at.exact, keep), n),))
         self.w0 = math.exp(float(at.log_values[0]))
         self.w_max = math.exp(float(at.log_values[-1]))
+        part = self.law.parts[0][0]
+        var = float(np.dot(part.probs, (part.values - part.mean) ** 2)) if self.usable else math.inf
+        self.spread = math.sqrt(n * var)
         self.value_error = at.value_error
         self.max_terms = min(max_terms, MAX_CURVE_TERMS)
+        self.tilt_terms = min(max_terms, MAX_TILT_TERMS)
+        self.tilts: dict[bool, tilt.Tilted] = {}  # the last tilt of each order, reused nearby
         self.curve: Curve | None = None
         self.heavy: tuple[np.ndarray, HeavyCurve] | None = None
 
@@ -53,6 +66,31 @@ class HingeCurve:
         y = self.n * (lam - self.w0)
         err = self.n * (lam * 4.0 * UNIT + self.w0 * (self.value_error + 4.0 * UNIT)) + 4.0 * UNIT * np.abs(y)
         return y, err
+
+    def tilted(self, eps: float, forward: bool, rel_width: float, abs_width: float) -> tuple[float, float] | None:
+        """Certified ``δ`` of one order at ``eps`` from the tilted law, or None where no tilt applies.
+
+        The threshold's range and the atoms' relative error enter as in
+        :meth:`~gpu_rs.engine.curve.Curve.ends`: the call is scaled by ``1 ± v``.
+        """
+        if not self.usable:
+            return None
+        y, err = self._thresholds(np.array([float(eps)]), forward)
+        v = self.value_error + 4.0 * UNIT
+        lo = float((y[0] - err[0]) / (1.0 + v) * (1.0 - 2.0 * UNIT))
+        hi = float((y[0] + err[0]) / (1.0 - v) * (1.0 + 2.0 * UNIT))
+        scale = (1.0 if forward else math.exp(eps)) / self.n
+        near = self.tilts.get(forward)
+        if near is None or not near.fits(lo, hi, forward):
+            near = tilt.Tilted.make(self.law, 0.5 * (lo + hi), forward, self.xp)
+            if near is None:
+                return None
+            self.tilts[forward] = near
+        found = near.hinge(lo, hi, rel_width, abs_width / scale, self.tilt_terms)
+        if found is None:
+            return None
+        grow, shrink = (1.0 + v, 1.0 - v) if forward else (1.0, 1.0)
+        return found.lower * scale * shrink * (1.0 - 8.0 * UNIT), found.upper * scale * grow * (1.0 + 8.0 * UNIT)
 
     def _solver(self, lo: float, hi: float, lowest: float, delta: float) -> Curve | HeavyCurve:
         """A curve whose window holds ``[lo, hi]``, or one conditioned on heavy atoms above ``lowest / 16``."""
@@ -101,7 +139,7 @@ class HingeCurve:
                     top = (y[i] + err[i]) * (1 + 2 * self.value_error)
                     bound = top * lower_tail(self.law, top)
                 upper[i] = min(1.0, bound * scale[i] * (1.0 + 8.0 * UNIT))
-                todo[i] = upper[i] > 0.5 * abs_width
+                todo[i] = upper[i] > 0.5 * abs_width and bound > TILT_BELOW * self.spread
             out["forward" if forward else "reverse"] = (lower, upper)
             plans[forward] = (y, err, scale, todo)
         ys = np.concatenate([plans[f][0][plans[f][3]] for f in ((True, False) if both else (True,))])

@@ -156,8 +156,9 @@ class Profile:
     ``δ`` comes first from the hinge expectations: exact sums at one bit
     (:mod:`~gpu_rs.quantities.profile_one_bit`), exact enumeration where there are few count
     vectors (:mod:`~gpu_rs.quantities.profile_enumeration`), otherwise one certified curve
-    (:mod:`~gpu_rs.quantities.profile_curve`); an order whose interval is still wider than asked is refined by
-    the tail-query routes of :class:`Order` and the two certified intervals intersected.
+    (:mod:`~gpu_rs.quantities.profile_curve`); an order whose interval is still wider than asked is
+    recomputed under the tilted law (:meth:`HingeCurve.tilted`), then, with ``max_queries``, by the
+    tail-query routes of :class:`Order`, the certified intervals intersected.
     """
 
     n: int
@@ -202,12 +203,20 @@ class Profile:
         return self.deltas([eps])[0]
 
     def _one(self, eps: float, first: dict[str, tuple[float, float]], proven: float | None) -> DeltaBound:
-        found = {}
-        for name, order in self.orders.items():
-            lo, hi = first[name]
-            queries = 0
+        found = {name: (*first[name], 0) for name in self.orders}
+        for name in sorted(self.orders, key=lambda k: -first[k][1]):  # the larger δ first
+            order, (lo, hi, queries) = self.orders[name], found[name]
             # Each order needs the width the larger δ asks (the maximum of the two).
-            need = max(self.abs_width, self.rel_width * max(v[0] for v in first.values()))
+            need = max(self.abs_width, self.rel_width * max(v[0] for v in found.values()))
+            if hi - lo > need and self.hinge is not None:  # the curve's absolute width: tilt
+                tilted = self.hinge.tilted(eps, name == "forward", self.rel_width / 2, need / 2)
+                if tilted is not None:
+                    if max(lo, tilted[0]) > min(hi, tilted[1]):
+                        raise RuntimeError(
+                            f"two certified intervals for delta({eps!r}) are disjoint: {lo, hi}, {tilted}"
+                        )
+                    lo, hi = max(lo, tilted[0]), min(hi, tilted[1])
+                    need = max(need, self.rel_width * lo)
             if hi - lo > need and self.max_queries > 0:
                 o_lo, o_hi, queries = order.delta(eps, self.rel_width, self.abs_width, self.max_queries)
                 if max(lo, o_lo) > min(hi, o_hi):
