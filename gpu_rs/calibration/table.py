@@ -27,6 +27,7 @@ from gpu_rs.calibration.table_file import COLUMNS, file_format, read_rows, row_k
 from gpu_rs.calibration.table_pool import run_rows
 from gpu_rs.common.backend import host_free_memory
 from gpu_rs.common.errors import MemoryBudgetError
+from gpu_rs.common.limits import MAX_CALIBRATION_SECONDS
 from gpu_rs.common.serialize import ToDict
 
 ROW_BYTES = 400 * 2**20
@@ -150,7 +151,9 @@ def plan(settings: list[dict[str, Any]], done: int, workers: int, options: dict[
             seconds.append(time.perf_counter() - t0)
         except (ValueError, TypeError):
             seconds.append(0.0)
-    per_row = COARSE_PER_ROW * (sum(seconds) / len(seconds) if seconds else 0.0)
+    # A row stops by itself at calibrate's time limit (TimeBudgetError, recorded as its error).
+    rows = [min(COARSE_PER_ROW * t, MAX_CALIBRATION_SECONDS) for t in seconds]
+    per_row = sum(rows) / len(rows) if rows else 0.0
     parallel = max(1, min(workers, len(settings)))
     return Plan(len(settings), done, workers, per_row * len(settings) / parallel, parallel * ROW_BYTES)
 
