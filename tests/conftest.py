@@ -25,9 +25,7 @@ BACKENDS = ("numpy", "array_api_strict", "cupy")
 
 
 def pytest_configure(config):
-    config.addinivalue_line(
-        "markers", "slow: takes more than a few seconds (deselect with -m 'not slow')"
-    )
+    config.addinivalue_line("markers", "slow: takes more than a few seconds (deselect with -m 'not slow')")
     # Every error budget must add up to its interval's width: fail loudly if a
     # combination rule misattributes more than rounding.
     import gpu_rs.engine.bounds
@@ -82,6 +80,4 @@ def check_bracket(b, exact_lo, exact_hi, rel_width=1e-3, abs_width=1e-12, need_m
         assert b.met, "requested width not met: " + info
     if b.met:
         # met must never be claimed for a wider interval than asked
-        assert b.upper - b.lower <= target * (1 + 1e-9), (
-            f"width {b.upper - b.lower:.3e} > target {target:.3e}: " + info
-        )
+        assert b.upper - b.lower <= target * (1 + 1e-9), f"width {b.upper - b.lower:.3e} > target {target:.3e}: " + info

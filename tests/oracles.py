@@ -48,21 +48,21 @@ from scipy import special, stats
 
 __all__ = [
     "atoms",
+    "clopper_pearson",
+    "l1_lattice_distance",
+    "l1_midpoint_lam",
+    "l2_lattice_distance",
+    "lattice_gap",
+    "moments_R",
+    "moments_X",
+    "moments_X_brute",
+    "monte_carlo_tail",
+    "pmf_enumerate",
     "tail_L1",
     "tail_L2",
     "tail_condition",
-    "tail_enumerate",
     "tail_convolve",
-    "moments_X",
-    "moments_X_brute",
-    "moments_R",
-    "monte_carlo_tail",
-    "pmf_enumerate",
-    "lattice_gap",
-    "l1_midpoint_lam",
-    "clopper_pearson",
-    "l1_lattice_distance",
-    "l2_lattice_distance",
+    "tail_enumerate",
 ]
 
 
@@ -172,7 +172,7 @@ def _l2_parts(n, q, lam):
     out = []
     w_out = np.array([r2, 1.0, 1.0 / r2])  # outlier l = 0, 1, 2
     logp_out = np.array([2 * math.log(q), math.log(2 * p * q), 2 * math.log(p)])
-    for lo_, wo in zip(logp_out, w_out):
+    for lo_, wo in zip(logp_out, w_out, strict=False):
         # X = j2 / r^2 + T1 + (mm - T1) r^2 + wo > t  <=>  T1 > c
         c = (t - wo - j2 / r2 - mm * r2) / (1.0 - r2)
         out.append((lo_, c))
@@ -235,8 +235,8 @@ def _quantile_range(rem, pr, tol):
     mu = rem * pr
     sd = np.sqrt(rem * pr * (1.0 - pr))
     pad = z * sd + z * z / 3.0 + 2.0
-    lo = int(math.floor(float(np.min(mu - pad))))
-    hi = int(math.ceil(float(np.max(mu + pad))))
+    lo = math.floor(float(np.min(mu - pad)))
+    hi = math.ceil(float(np.max(mu + pad)))
     return max(lo, 0), min(hi, int(rem.max()))
 
 
@@ -337,7 +337,7 @@ def tail_condition(n, bits, q, lam, inclusive=False, tol=1e-16):
         bhi = np.maximum(bhi, blo)
         W = int(np.max(bhi - blo)) + 1
         T2 = blo[:, None] + np.arange(W, dtype=np.float64)[None, :]
-        valid = T2 <= bhi[:, None]
+        valid = bhi[:, None] >= T2
         T2 = np.minimum(T2, bhi[:, None])
         R = grem[:, None]
         clp = glp[:, None] + _logpmf(T2, R, pr2)
@@ -381,7 +381,7 @@ def tail_condition(n, bits, q, lam, inclusive=False, tol=1e-16):
         acc["dropped"] += math.exp(lp) * float(_outside_mass(np.array([rem]), pr, lo, hi)[0])
         ks = np.arange(lo, hi + 1)
         lps = _logpmf(ks.astype(np.float64), float(rem), pr)
-        for k, lpk in zip(ks, lps):
+        for k, lpk in zip(ks, lps, strict=False):
             if tol > 0 and lp + lpk < math.log(tol) - 7:
                 acc["dropped"] += math.exp(lp + lpk)
                 continue
@@ -424,7 +424,7 @@ def tail_enumerate(n, bits, q, lam, inclusive=False):
     total = 0.0
     for lo_ in range(L + 1):
         X = X0 + w[lo_]
-        hit = X >= t if inclusive else X > t
+        hit = t <= X if inclusive else t < X
         total += float(np.sum(np.exp(logp[hit] + lpi1[lo_])))
     return total
 
@@ -460,7 +460,6 @@ def l1_midpoint_lam(n, q, target):
     r = q / p
     # smallest k with tail <= target (search over the exact tail)
     lo, hi = 0, n + 1  # P[K >= 0] = 1, P[K >= n + 1] = 0
-
 
     while hi - lo > 1:
         mid = (lo + hi) // 2
@@ -503,7 +502,7 @@ def tail_convolve(n, bits, q, lam, inclusive=False):
     t = (Fraction(n) * lam) if exact else float(n) * float(lam)
     total = 0 * one
     for key, pr in dist.items():
-        x0 = sum(c * wl for c, wl in zip(key, w))
+        x0 = sum(c * wl for c, wl in zip(key, w, strict=False))
         for l in range(L + 1):
             x = x0 + w[l]
             if (x >= t) if inclusive else (x > t):
@@ -571,7 +570,7 @@ def monte_carlo_tail(n, bits, q, lam, samples, seed, inclusive=False, conf=0.999
         T = rng.multinomial(n - 1, pi0, size=s)
         lo_ = rng.binomial(L, 1.0 - q, size=s)
         X = T @ w + w[lo_]
-        hits += int(np.count_nonzero(X >= t if inclusive else X > t))
+        hits += int(np.count_nonzero(t <= X if inclusive else t < X))
         done += s
     lo, hi = clopper_pearson(hits, samples, conf)
     return hits / samples, lo, hi
@@ -646,9 +645,9 @@ def tail_sum_enumerate(bits, q, zeros, ones, t, upper=True, inclusive=False, pow
     S = (v0[:, None] + v1[None, :]).ravel()
     lp = (l0[:, None] + l1[None, :]).ravel()
     if upper:
-        hit = S >= t if inclusive else S > t
+        hit = t <= S if inclusive else t < S
     else:
-        hit = S <= t if inclusive else S < t
+        hit = t >= S if inclusive else t > S
     gap = float(np.min(np.abs(S - t)) / t)
     return float(np.exp(lp[hit]).sum()), gap
 

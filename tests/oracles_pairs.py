@@ -86,7 +86,7 @@ def as_collection(D):
 
 
 def hamming(x, y):
-    return sum(a != b for a, b in zip(_vec(x), _vec(y)))
+    return sum(a != b for a, b in zip(_vec(x), _vec(y), strict=False))
 
 
 def _index(v):
@@ -109,7 +109,7 @@ def _convolve(dist, probs):
     new = {}
     for key, pr in dist.items():
         for z, pz in enumerate(probs):
-            k2 = key[:z] + (key[z] + 1,) + key[z + 1 :]
+            k2 = (*key[:z], key[z] + 1, *key[z + 1 :])
             new[k2] = new.get(k2, 0) + pr * pz
     return new
 
@@ -278,9 +278,7 @@ def search_pairs(N, L, q, lam, eps=None, top=5):
             )
     zero, one = (0,) * L, (1,) * L
     hom_key = canonical_pair(((0,) * L,) * (N - 1), zero, one, group)
-    hom = next(
-        rec for rec in records if canonical_pair(rec["bg"], rec["x"], rec["xp"], group) == hom_key
-    )
+    hom = next(rec for rec in records if canonical_pair(rec["bg"], rec["x"], rec["xp"], group) == hom_key)
 
     def tmax(rec):
         return max(rec["tail_fwd"], rec["tail_rev"])
@@ -504,9 +502,9 @@ def _v_types(v, x, xp, q):
     ``M(x)/M(v)`` in powers of r, and the log-probabilities of each type under M(v), M(x),
     M(xp).  Coordinates are classed by (x' != x, v != x): T0, T1, U0, U1 (U0 never matters)."""
     v, x, xp = _vec(v), _vec(x), _vec(xp)
-    T0 = sum(1 for a, b, c in zip(x, xp, v) if a != b and c == a)
-    T1 = sum(1 for a, b, c in zip(x, xp, v) if a != b and c != a)
-    U1 = sum(1 for a, b, c in zip(x, xp, v) if a == b and c != a)
+    T0 = sum(1 for a, b, c in zip(x, xp, v, strict=False) if a != b and c == a)
+    T1 = sum(1 for a, b, c in zip(x, xp, v, strict=False) if a != b and c != a)
+    U1 = sum(1 for a, b, c in zip(x, xp, v, strict=False) if a == b and c != a)
     p = 1.0 - q
     ks = list(itertools.product(range(T0 + 1), range(T1 + 1), range(U1 + 1)))
     ea = np.array([T0 - 2 * k0 + 2 * k2 - U1 for k0, k1, k2 in ks], dtype=float)
@@ -577,15 +575,15 @@ def _iid_sum_tail(h, pr, n, t, tol=1e-14):
             if tol > 0:
                 mu, sd = rem * split, math.sqrt(rem * split * (1 - split))
                 z = math.sqrt(2 * math.log(1 / tol)) + 2
-                a = max(0, int(math.floor(mu - z * sd - 3)))
-                b = min(rem, int(math.ceil(mu + z * sd + 3)))
+                a = max(0, math.floor(mu - z * sd - 3))
+                b = min(rem, math.ceil(mu + z * sd + 3))
             else:
                 a, b = 0, rem
             ks = np.arange(a, b + 1)
             lk = stats.binom.logpmf(ks, rem, split)
             out = (stats.binom.cdf(a - 1, rem, split) if a > 0 else 0.0) + stats.binom.sf(b, rem, split)
             dropped += math.exp(lp) * float(out)
-            for k, l in zip(ks, lk):
+            for k, l in zip(ks, lk, strict=False):
                 if lp + l > math.log(tol) - 10 if tol > 0 else True:
                     new.append((lp + float(l), rem - int(k), s + int(k) * h[i]))
                 else:
@@ -740,7 +738,7 @@ def _m_blocks(N, gamma, tol=1e-15, max_points=80):
     c_lo = max(int(stats.binom.ppf(tol, N - 1, gamma)) - 2, 0)
     if c_hi - c_lo + 1 <= max_points:
         return list(range(c_lo + 1, c_hi + 2))
-    return sorted({int(round(v)) for v in np.linspace(c_lo + 1, c_hi + 1, max_points)})
+    return sorted({round(float(v)) for v in np.linspace(c_lo + 1, c_hi + 1, max_points)})
 
 
 def reduced_delta_grid(N, L, d, q, eps, kind="blanket", step=1e-3, tol=1e-15, max_points=80):
@@ -751,7 +749,8 @@ def reduced_delta_grid(N, L, d, q, eps, kind="blanket", step=1e-3, tol=1e-15, ma
     brackets ``delta_m``.  The m-fold law is an FFT power (no window: the full support is
     kept, so nothing wraps).  The mixture over m uses blocks ``[m_i, m_{i+1})`` and the
     monotonicity of ``delta_m``: ``hi`` charges each block with ``delta_{m_i}``, ``lo`` with
-    ``delta_{m_{i+1}}`` (blocks are single m where there are few enough m to take all); the mass of m beyond the last point (< tol) goes into ``hi`` whole.
+    ``delta_{m_{i+1}}`` (blocks are single m where there are few enough m to take all); the mass
+    of m beyond the last point (< tol) goes into ``hi`` whole.
     Cost: about 2 x len(blocks) FFTs of length ~ m * (max h - min h) / step per eps.
     FFT round-off (~1e-16 * length * max|h| m) is not bounded here: a float oracle.
     """
@@ -807,7 +806,7 @@ def reduced_delta_mc(N, L, d, q, eps, kind="blanket", samples=200_000, seed=0):
     s1, s0 = ty["f1"][tgt].copy(), ty["f0"][tgt].copy()
     ref = ty["ref"] / ty["ref"].sum()
     for k in range(int(C.max()) if samples else 0):
-        act = np.nonzero(C > k)[0]
+        act = np.nonzero(k < C)[0]
         z = rng.choice(K, size=act.size, p=ref)
         s1[act] += ty["f1"][z]
         s0[act] += ty["f0"][z]

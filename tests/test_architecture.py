@@ -91,7 +91,7 @@ def test_no_import_circle() -> None:
         state[node] = 1
         for nxt in sorted(edges[node]):
             if state.get(nxt) == 1:
-                cycle = path[path.index(nxt) :] + [nxt] if nxt in path else [node, nxt]
+                cycle = [*path[path.index(nxt) :], nxt] if nxt in path else [node, nxt]
                 pytest.fail("import circle: " + " -> ".join(cycle))
             if nxt not in state:
                 visit(nxt, [*path, nxt])

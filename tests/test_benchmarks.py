@@ -43,8 +43,19 @@ def test_quick_benchmark(quick_run):
     for title in ("Certified engine", "Baselines", "3σ rule", "Issue-4 targets", "Cost against N", "Cost against L"):
         assert title in out
     for column in (
-        "case", "backend", "seconds", "peak RSS", "tracemalloc peak", "terms", "width", "rel width",
-        "MC CI width", "MC/exact width", "naive [P_down, P_up]", "q (3σ)", "certified tail at q (3σ)",
+        "case",
+        "backend",
+        "seconds",
+        "peak RSS",
+        "tracemalloc peak",
+        "terms",
+        "width",
+        "rel width",
+        "MC CI width",
+        "MC/exact width",
+        "naive [P_down, P_up]",
+        "q (3σ)",
+        "certified tail at q (3σ)",
     ):
         assert column in out, column
     assert "ERROR" not in out

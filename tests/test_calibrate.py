@@ -34,10 +34,9 @@ import math
 import re
 
 import numpy as np
+import oracles as O
 import pytest
 from scipy import optimize
-
-import oracles as O
 
 BISECT_TOL = 1e-9
 SMALLEST_SLACK = 2e-4
@@ -70,7 +69,7 @@ def _l1_piece_tail(n, k, q):
     return O.l1_count_sf(n, q, k + 1)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _l1_thresholds(n, eps, eta, qa, qb):
     """Exact ``(q_first, q_last)`` for L = 1 within ``[qa, qb]``, to ``BISECT_TOL``.
 
@@ -84,13 +83,13 @@ def _l1_thresholds(n, eps, eta, qa, qb):
     assert np.all(np.diff(cs) > 0), "c(q) must increase on the window"
     ks = range(math.floor(cs[0]), math.floor(cs[-1]) + 1)
     edges = {}
-    for k in list(ks) + [ks[-1] + 1]:
+    for k in [*list(ks), ks[-1] + 1]:
         if k <= cs[0]:
             edges[k] = qa
         elif k >= cs[-1]:
             edges[k] = qb
         else:
-            edges[k] = optimize.brentq(lambda q: _l1_c(n, lam, q) - k, qa, qb, xtol=1e-16, rtol=1e-15)
+            edges[k] = optimize.brentq(lambda q, k=k: _l1_c(n, lam, q) - k, qa, qb, xtol=1e-16, rtol=1e-15)
     first, last = math.inf, -math.inf
     minima, maxima = [], []
     for k in ks:
@@ -139,7 +138,7 @@ def _grid_thresholds(f, eta, qa, qb, h=1e-5, fine=1e-7):
     return refine(qs[i - 1], qs[i], True), refine(qs[j], qs[j + 1], False)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _l2_thresholds(n, eps, eta, qa, qb):
     lam = math.exp(eps)
     return _grid_thresholds(lambda q: O.tail_L2(n, q, lam), eta, qa, qb)
@@ -149,7 +148,7 @@ def _oracle(n, bits, q, lam):
     return O.tail_L1(n, q, lam) if bits == 1 else O.tail_L2(n, q, lam)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _calibrate(n, bits, eps, eta):
     import gpu_rs
 
@@ -241,7 +240,7 @@ def test_reported_violations_are_real(n, bits, eps, eta):
 def test_progress_called_once_per_step(gpu_rs):
     c, calls = _calibrate(*L1_CASES[0])
     assert len(calls) == len(c.steps) >= 3
-    for call, step in zip(calls, c.steps):
+    for call, step in zip(calls, c.steps, strict=False):
         assert set(call) == {"q", "width", "lower", "upper", "seconds", "phase"}
         assert call["phase"] in {"bracket", "search", "scan", "check", "compare"}
         assert call == step

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 import gpu_rs
-from gpu_rs.common.backend import resolve_backend
 from gpu_rs.cli.main import build_parser, main
 from gpu_rs.cli.progress import Progress
+from gpu_rs.common.backend import resolve_backend
 
 N, BITS, Q, EPS = 1000, 5, 0.2446, math.log(2)
 PROBLEM = ["--n", str(N), "--bits", str(BITS)]
@@ -127,7 +127,7 @@ def test_parser_has_the_spec_commands():
 
 
 def test_tail_json_matches_the_api(capsys):
-    code, out, err = run(capsys, [*TAIL, "--json"])
+    code, out, _err = run(capsys, [*TAIL, "--json"])
     assert code == 0
     got = json.loads(out)
     want = gpu_rs.tail(N, BITS, Q, EPS).to_dict()
@@ -287,7 +287,7 @@ def _gpu_usable() -> bool:
         import cupy
 
         return bool(cupy.is_available())
-    except Exception:  # noqa: BLE001 - any failure means no usable GPU here
+    except Exception:
         return False
 
 

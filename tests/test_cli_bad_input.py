@@ -29,7 +29,7 @@ def without(argv: list[str], option: str) -> list[str]:
 
 def replace(argv: list[str], option: str, value: str) -> list[str]:
     i = argv.index(option)
-    return argv[: i + 1] + [value] + argv[i + 2 :]
+    return [*argv[: i + 1], value, *argv[i + 2 :]]
 
 
 # (argv, text the error line must contain: the argument's name, and where it has one, its range)
@@ -62,8 +62,8 @@ CASES: list[tuple[list[str], str]] = [
     (replace(PMF, "--q", "0.7"), "--q must be a number in (0, 0.5)"),
     (replace(PROF, "--q", "1e-400"), "--q must be a number in (0, 0.5)"),
     (without(TAIL, "--q"), "--q"),
-    (CAL + ["--q", "0.2"], "calibrate takes no option --q: calibrate searches for q"),
-    (CAL + ["--q=0.2"], "calibrate takes no option --q"),
+    ([*CAL, "--q", "0.2"], "calibrate takes no option --q: calibrate searches for q"),
+    ([*CAL, "--q=0.2"], "calibrate takes no option --q"),
     # --eps and --ratio: negative, beyond a double, below what e^eps can show
     (replace(TAIL, "--eps", "-inf"), "--eps must be a number in [2.22045e-16, 700)"),
     (replace(TAIL, "--eps", "-1"), "--eps must be a number in [2.22045e-16, 700)"),
@@ -72,64 +72,64 @@ CASES: list[tuple[list[str], str]] = [
     (replace(TAIL, "--eps", "700"), "--eps must be a number in [2.22045e-16, 700)"),
     (replace(TAIL, "--eps", "1e400"), "--eps must be a number in [2.22045e-16, 700)"),
     (replace(TAIL, "--eps", "nan"), "--eps must be a number"),
-    (without(TAIL, "--eps") + ["--ratio", "1"], "--ratio must be a number in (1, "),
-    (without(TAIL, "--eps") + ["--ratio", "0.5"], "--ratio must be a number in (1, "),
-    (without(TAIL, "--eps") + ["--ratio", "1e305"], "--ratio must be a number in (1, "),
-    (without(TAIL, "--eps") + ["--ratio", "1e400"], "--ratio must be a number in (1, "),
-    (without(TAIL, "--eps") + ["--ratio", "-2"], "--ratio must be a number in (1, "),
-    (TAIL + ["--ratio", "2"], "--ratio"),
+    ([*without(TAIL, "--eps"), "--ratio", "1"], "--ratio must be a number in (1, "),
+    ([*without(TAIL, "--eps"), "--ratio", "0.5"], "--ratio must be a number in (1, "),
+    ([*without(TAIL, "--eps"), "--ratio", "1e305"], "--ratio must be a number in (1, "),
+    ([*without(TAIL, "--eps"), "--ratio", "1e400"], "--ratio must be a number in (1, "),
+    ([*without(TAIL, "--eps"), "--ratio", "-2"], "--ratio must be a number in (1, "),
+    ([*TAIL, "--ratio", "2"], "--ratio"),
     (without(TAIL, "--eps"), "--eps"),
     (replace(CAL, "--eps", "-1e-6"), "--eps must be a number in [2.22045e-16, 700)"),
-    (replace(PMF + ["--eps", "1"], "--eps", "-3"), "--eps must be a number"),
+    (replace([*PMF, "--eps", "1"], "--eps", "-3"), "--eps must be a number"),
     (replace(PROF, "--eps", "1e-17"), "--eps must be a number in [2.22045e-16, 700)"),
     # tail's widths
-    (TAIL + ["--rel-width", "0"], "--rel-width must be a number in [1e-09, 1)"),
-    (TAIL + ["--rel-width", "1e-15"], "--rel-width must be a number in [1e-09, 1)"),
-    (TAIL + ["--rel-width", "1"], "--rel-width must be a number in [1e-09, 1)"),
-    (TAIL + ["--abs-width", "-1e-6"], "--abs-width must be a number in [0, 1)"),
-    (TAIL + ["--abs-width", "2"], "--abs-width must be a number in [0, 1)"),
-    (TAIL + ["--inclusive=yes"], "--inclusive"),
-    (TAIL + ["--k", "0"], "--k must be an integer in [1, 1000]"),
-    (TAIL + ["--k", "1001"], "--k must be an integer in [1, 1000]"),
-    (TAIL + ["--scope", "every"], "--scope"),
-    (TAIL + ["--backend", "gpu"], "--backend"),
-    (TAIL + ["--rel", "1e-3"], "tail takes no option --rel"),
-    (TAIL + ["extra"], "tail takes no argument 'extra'"),
+    ([*TAIL, "--rel-width", "0"], "--rel-width must be a number in [1e-09, 1)"),
+    ([*TAIL, "--rel-width", "1e-15"], "--rel-width must be a number in [1e-09, 1)"),
+    ([*TAIL, "--rel-width", "1"], "--rel-width must be a number in [1e-09, 1)"),
+    ([*TAIL, "--abs-width", "-1e-6"], "--abs-width must be a number in [0, 1)"),
+    ([*TAIL, "--abs-width", "2"], "--abs-width must be a number in [0, 1)"),
+    ([*TAIL, "--inclusive=yes"], "--inclusive"),
+    ([*TAIL, "--k", "0"], "--k must be an integer in [1, 1000]"),
+    ([*TAIL, "--k", "1001"], "--k must be an integer in [1, 1000]"),
+    ([*TAIL, "--scope", "every"], "--scope"),
+    ([*TAIL, "--backend", "gpu"], "--backend"),
+    ([*TAIL, "--rel", "1e-3"], "tail takes no option --rel"),
+    ([*TAIL, "extra"], "tail takes no argument 'extra'"),
     # calibrate's targets and tolerances
     (replace(CAL, "--eta", "1e-300"), "--eta must be a number in [1e-30, 1)"),
     (replace(CAL, "--eta", "0"), "--eta must be a number in [1e-30, 1)"),
     (replace(CAL, "--eta", "1"), "--eta must be a number in [1e-30, 1)"),
     (replace(CAL, "--eta", "-1e-3"), "--eta must be a number in [1e-30, 1)"),
-    (without(CAL, "--eta") + ["--delta", "-1e-6"], "--delta must be a number in [1e-30, 1)"),
-    (without(CAL, "--eta") + ["--delta", "1.5"], "--delta must be a number in [1e-30, 1)"),
+    ([*without(CAL, "--eta"), "--delta", "-1e-6"], "--delta must be a number in [1e-30, 1)"),
+    ([*without(CAL, "--eta"), "--delta", "1.5"], "--delta must be a number in [1e-30, 1)"),
     (without(CAL, "--eta"), "--eta --delta"),
-    (CAL + ["--delta", "1e-6"], "--delta"),
-    (CAL + ["--q-tol", "1e-20"], "--q-tol must be a number in [1e-12, 0.01)"),
-    (CAL + ["--q-tol", "0.1"], "--q-tol must be a number in [1e-12, 0.01)"),
-    (CAL + ["--q-tol", "-1"], "--q-tol must be a number in [1e-12, 0.01)"),
-    (CAL + ["--rel-width", "1e-15"], "--rel-width must be a number in [1e-09, 1)"),
-    (CAL + ["--k", "-1"], "--k must be an integer in [1, 1000]"),
-    (CAL + ["--scope", "none"], "--scope"),
+    ([*CAL, "--delta", "1e-6"], "--delta"),
+    ([*CAL, "--q-tol", "1e-20"], "--q-tol must be a number in [1e-12, 0.01)"),
+    ([*CAL, "--q-tol", "0.1"], "--q-tol must be a number in [1e-12, 0.01)"),
+    ([*CAL, "--q-tol", "-1"], "--q-tol must be a number in [1e-12, 0.01)"),
+    ([*CAL, "--rel-width", "1e-15"], "--rel-width must be a number in [1e-09, 1)"),
+    ([*CAL, "--k", "-1"], "--k must be an integer in [1, 1000]"),
+    ([*CAL, "--scope", "none"], "--scope"),
     # pmf's output files, checked before the computation
-    (PMF + ["--plot", "."], "--plot must be a writable file: '.' is a folder"),
-    (PMF + ["--plot", "figure.txt"], "--plot must be a writable file: 'figure.txt' must end in one of .png"),
-    (PMF + ["--plot", "figure"], "--plot must be a writable file"),
-    (PMF + ["--plot", "/no/such/folder/f.png"], "--plot must be a writable file: folder '/no/such/folder'"),
-    (PMF + ["--csv", "."], "--csv must be a writable file: '.' is a folder"),
-    (PMF + ["--csv", "/no/such/folder/f.csv"], "--csv must be a writable file: folder '/no/such/folder'"),
-    (PMF + ["--csv", "/proc/gpu_rs.csv"], "--csv must be a writable file"),
-    (PMF + ["--scope", "all"], "--scope must be 'forward' for pmf"),
-    (PMF + ["--buckets", "1"], "--buckets must be an integer in [2, 16777216]"),
-    (PMF + ["--range", "2"], "--range must be A:B"),
-    (PMF + ["--ratio", "1"], "--ratio must be a number in (1, "),
+    ([*PMF, "--plot", "."], "--plot must be a writable file: '.' is a folder"),
+    ([*PMF, "--plot", "figure.txt"], "--plot must be a writable file: 'figure.txt' must end in one of .png"),
+    ([*PMF, "--plot", "figure"], "--plot must be a writable file"),
+    ([*PMF, "--plot", "/no/such/folder/f.png"], "--plot must be a writable file: folder '/no/such/folder'"),
+    ([*PMF, "--csv", "."], "--csv must be a writable file: '.' is a folder"),
+    ([*PMF, "--csv", "/no/such/folder/f.csv"], "--csv must be a writable file: folder '/no/such/folder'"),
+    ([*PMF, "--csv", "/proc/gpu_rs.csv"], "--csv must be a writable file"),
+    ([*PMF, "--scope", "all"], "--scope must be 'forward' for pmf"),
+    ([*PMF, "--buckets", "1"], "--buckets must be an integer in [2, 16777216]"),
+    ([*PMF, "--range", "2"], "--range must be A:B"),
+    ([*PMF, "--ratio", "1"], "--ratio must be a number in (1, "),
     # profile
-    (PROF + ["--k", "2"], "--k must be 1 for gpu-rs profile"),
-    (PROF + ["--k", "0"], "--k must be an integer in [1, 1000]"),
-    (PROF + ["--delta", "1e-6"], "give exactly one of --eps/--ratio"),
+    ([*PROF, "--k", "2"], "--k must be 1 for gpu-rs profile"),
+    ([*PROF, "--k", "0"], "--k must be an integer in [1, 1000]"),
+    ([*PROF, "--delta", "1e-6"], "give exactly one of --eps/--ratio"),
     (without(PROF, "--eps"), "give exactly one of --eps/--ratio"),
-    (without(PROF, "--eps") + ["--delta", "0"], "--delta must be a number in [1e-30, 1)"),
-    (without(PROF, "--eps") + ["--delta", "1e-300"], "--delta must be a number in [1e-30, 1)"),
-    (PROF + ["--rel-width", "1e-12"], "--rel-width must be a number in [1e-09, 1)"),
+    ([*without(PROF, "--eps"), "--delta", "0"], "--delta must be a number in [1e-30, 1)"),
+    ([*without(PROF, "--eps"), "--delta", "1e-300"], "--delta must be a number in [1e-30, 1)"),
+    ([*PROF, "--rel-width", "1e-12"], "--rel-width must be a number in [1e-09, 1)"),
     # table (its lists use the same checks)
     (
         ["table", "--n", "100,0", "--bits", "2", "--eps", "1", "--eta", "1e-3", "--out", "t.csv"],
@@ -178,7 +178,7 @@ def test_bad_input(capsys, argv, named):
 def test_no_file_written_before_refusal(capsys, tmp_path):
     """A refused --plot leaves nothing behind, and a good --csv beside it is not written either."""
     csv = tmp_path / "d.csv"
-    assert main(PMF + ["--csv", str(csv), "--plot", str(tmp_path)]) == 2
+    assert main([*PMF, "--csv", str(csv), "--plot", str(tmp_path)]) == 2
     assert not csv.exists() and list(tmp_path.iterdir()) == []
     capsys.readouterr()
 

@@ -148,7 +148,7 @@ def _stage(stages: list[Stage], name: str) -> Stage:
 def test_parser_on_a_small_example() -> None:
     text = (
         "# comment\nARG IMG=python:3.11-slim\nFROM ${IMG} AS one\n"
-        "RUN pip install --upgrade pip \\\n    && pip install -e \".[test,plot]\"\n"
+        'RUN pip install --upgrade pip \\\n    && pip install -e ".[test,plot]"\n'
         "FROM one AS two\nRUN echo '[x]' && python3 -m pip install 'pkg[gpu]' x.whl\n"
         'ENTRYPOINT ["tool"]\nCMD ["sub"]\n'
     )
@@ -174,7 +174,9 @@ def test_installed_extras_exist(stages: list[Stage], project: dict) -> None:
     installed = {extra for s in stages for run in s.runs() for extras in pip_extras(run) for extra in extras}
     assert installed, "found no `pip install .[extras]` in the Dockerfile"
     missing = installed - defined
-    assert not missing, f"the Dockerfile installs extras {sorted(missing)} that pyproject.toml does not define ({sorted(defined)})"
+    assert not missing, (
+        f"the Dockerfile installs extras {sorted(missing)} that pyproject.toml does not define ({sorted(defined)})"
+    )
 
 
 def test_gpu_image_installs_gpu_extra(stages: list[Stage]) -> None:
@@ -199,10 +201,7 @@ def test_cmd_is_a_cli_subcommand(stages: list[Stage]) -> None:
     cli = importlib.import_module("gpu_rs.cli.main")
     parser = cli.build_parser()
     subcommands = {
-        name
-        for action in parser._actions
-        if isinstance(action, argparse._SubParsersAction)
-        for name in action.choices
+        name for action in parser._actions if isinstance(action, argparse._SubParsersAction) for name in action.choices
     }
     assert cmd[0] in subcommands, f"CMD {cmd[0]!r} is not a gpu-rs subcommand: {sorted(subcommands)}"
     args = parser.parse_args(cmd)
@@ -239,8 +238,15 @@ def test_cpu_stage_runs_the_readme_tests(stages: list[Stage]) -> None:
     expected = _readme_test_command()
     if expected is None:
         pytest.skip("README.md has no `python -m pytest` command to compare with")
-    commands = [words[1:] for run in stage.runs() for words in _commands(run) if words and Path(words[0]).name.startswith("python")]
-    assert expected in commands, f"the cpu-test stage should run `python {' '.join(expected)}` as README.md does; it runs {commands}"
+    commands = [
+        words[1:]
+        for run in stage.runs()
+        for words in _commands(run)
+        if words and Path(words[0]).name.startswith("python")
+    ]
+    assert expected in commands, (
+        f"the cpu-test stage should run `python {' '.join(expected)}` as README.md does; it runs {commands}"
+    )
 
 
 def test_dockerignore() -> None:
@@ -253,7 +259,16 @@ def test_dockerignore() -> None:
     for private in (".git", ".venv"):
         assert any(fnmatch.fnmatch(private, p) for p in patterns), f".dockerignore should exclude {private}"
     # The images build from, and test, these: they must reach the build context.
-    needed = ["Dockerfile", ".dockerignore", "pyproject.toml", "README.md", "gpu_rs", "cpu_fallback", "tests", "notebooks"]
+    needed = [
+        "Dockerfile",
+        ".dockerignore",
+        "pyproject.toml",
+        "README.md",
+        "gpu_rs",
+        "cpu_fallback",
+        "tests",
+        "notebooks",
+    ]
     for name in needed:
         hits = [p for p in patterns if fnmatch.fnmatch(name, p)]
         assert not hits, f".dockerignore excludes {name} (pattern {hits[0]!r})"

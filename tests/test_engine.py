@@ -11,12 +11,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import oracles as O
 import pytest
 
-import oracles as O
-from conftest import check_bracket
-from gpu_rs.engine.atoms import ONE, ZERO, Kind
 from gpu_rs.common.backend import get_backend
+from gpu_rs.engine.atoms import ONE, ZERO, Kind
 from gpu_rs.engine.crossing import Query
 from gpu_rs.engine.pipeline import Plan, tail_bounds
 
@@ -115,6 +114,11 @@ def test_budget_rules_add_up():
     from gpu_rs.engine.bounds import Bounds, ErrorBudget
 
     inner = Bounds(0.25, 0.3, ErrorBudget(discretization=0.04, truncation=0.01), "test")
-    for b in (inner.complement(), inner.scaled(0.5, 0.6), inner.crossed(0.7, 0.8, 0.2, 0.3),
-              inner.widened(0.01, 0.02, "roundoff"), inner.intersect(Bounds(0.2, 0.28, ErrorBudget(truncation=0.08), "t"))):
+    for b in (
+        inner.complement(),
+        inner.scaled(0.5, 0.6),
+        inner.crossed(0.7, 0.8, 0.2, 0.3),
+        inner.widened(0.01, 0.02, "roundoff"),
+        inner.intersect(Bounds(0.2, 0.28, ErrorBudget(truncation=0.08), "t")),
+    ):
         assert b.budget.total == pytest.approx(b.width, rel=1e-12)

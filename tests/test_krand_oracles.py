@@ -14,13 +14,10 @@ Whole module without the slow cases: ~30 s (the two slow cases: ~2 min).
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import math
 import random
-import sys
 from fractions import Fraction as F
-from pathlib import Path
 
 import oracles as O
 import oracles_krand as K
@@ -29,7 +26,6 @@ import pytest
 from gpu_rs.quantities import krand_moments
 from gpu_rs.quantities.closed_forms import precision_sigma
 from gpu_rs.reference import seed_krand
-
 
 km = krand_moments
 

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import math
 
-import pytest
-
 import oracles as O
+import pytest
 
 MC_CASES = [
     # (n, bits, q, lam, samples) -- tails ~1e-2..1e-1
@@ -52,8 +51,7 @@ _cache = {}
 def _mc(n, bits, q, lam, samples, inclusive=False):
     key = (n, bits, q, lam, samples, inclusive)
     if key not in _cache:
-        _cache[key] = O.monte_carlo_tail(n, bits, q, lam, samples, seed=hash(key[:5]) % 2**32,
-                                         inclusive=inclusive)
+        _cache[key] = O.monte_carlo_tail(n, bits, q, lam, samples, seed=hash(key[:5]) % 2**32, inclusive=inclusive)
     return _cache[key]
 
 

@@ -11,10 +11,9 @@ import math
 from fractions import Fraction
 
 import numpy as np
+import oracles as O
 import pytest
 from scipy import stats
-
-import oracles as O
 
 SMALL = [
     # (n, bits, q, lam)
@@ -100,16 +99,17 @@ def test_L1_direct_summation_deep_tail():
         j = np.arange(max(k - 1, 0), min(k + 40000, m) + 1)
         pm = stats.binom.pmf(j, m, q)
         assert pm[-1] < 1e-250 or j[-1] == m  # the truncated terms are negligible
-        ge = lambda kk: math.fsum(pm[j >= kk])
+
+        def ge(kk, pm=pm, j=j):
+            return math.fsum(pm[j >= kk])
+
         direct = (1 - q) * ge(k - 1) + q * ge(k)
         got = O.tail_L1(n, q, lam)
         assert got > 1e-14
         assert _rel(got, direct) < 1e-10, (n, q, got, direct)
 
 
-@pytest.mark.parametrize(
-    "n,q,lam", [(2000, 0.2, 1.31), (10**4, 0.1037, 1.3), (10**4, 0.3, 1.05), (300, 0.4013, 1.2)]
-)
+@pytest.mark.parametrize("n,q,lam", [(2000, 0.2, 1.31), (10**4, 0.1037, 1.3), (10**4, 0.3, 1.05), (300, 0.4013, 1.2)])
 def test_L2_vs_condition_large_n(n, q, lam):
     assert O.l2_lattice_distance(n, q, lam) > 1e-6
     a = O.tail_L2(n, q, lam)
@@ -137,7 +137,7 @@ def test_condition_pruned_vs_exact_L4():
 
 def test_l1_midpoint():
     for n, q in [(1, 0.3), (5, 0.2), (1000, 0.45)]:
-        lam, k = O.l1_midpoint_lam(n, q, 0.5)
+        lam, _k = O.l1_midpoint_lam(n, q, 0.5)
         assert abs(O.l1_lattice_distance(n, q, lam) - 0.5) < 1e-6
         assert O.tail_L1(n, q, lam) == O.tail_L1(n, q, lam, inclusive=True)
 

@@ -12,10 +12,10 @@ import itertools
 import json
 import math
 
+import oracles_pairs as op
 import pytest
 
 import gpu_rs
-import oracles_pairs as op
 from gpu_rs.cli.main import main as cli_main
 from gpu_rs.reference.profile_exact import delta_one_bit
 
@@ -90,7 +90,7 @@ def test_scope_all_covers_every_pair(n, bits, q, eps):
     worst = 0.0
     for bg in itertools.combinations_with_replacement(vectors, n - 1):
         for x, y in itertools.permutations(vectors, 2):
-            worst = max(worst, op.pair_delta(list(bg) + [x], list(bg) + [y], q, eps))
+            worst = max(worst, op.pair_delta([*list(bg), x], [*list(bg), y], q, eps))
     d = gpu_rs.privacy_profile(n, bits, q, scope="all", backend="numpy").delta(eps)
     assert d.lower <= worst * (1 + 1e-9) and worst <= d.upper
     assert math.isclose(d.budget.total, d.upper - d.lower, rel_tol=1e-9, abs_tol=1e-300)
@@ -99,7 +99,7 @@ def test_scope_all_covers_every_pair(n, bits, q, eps):
 def test_vectorized_and_to_dict():
     p = gpu_rs.privacy_profile(300, 2, 0.2, scope="homogeneous", backend="numpy")
     found = p.delta([0.2, 0.4, 0.8])
-    assert len(found) == 3 and all(a.upper >= b.upper for a, b in zip(found, found[1:], strict=False))
+    assert len(found) == 3 and all(a.upper >= b.upper for a, b in itertools.pairwise(found))
     out = json.loads(json.dumps(gpu_rs.common.serialize.plain(p.to_dict())))
     assert out["scope"] == "homogeneous" and len(out["evaluated"]) == 3
 
@@ -120,10 +120,34 @@ def test_bad_input(call, name):
 
 
 def test_cli_profile(capsys):
-    assert cli_main(["profile", "--n", "1000", "--bits", "1", "--q", "0.25", "--delta", "1e-6", "--backend", "numpy", "--scope", "homogeneous"]) == 0
+    assert (
+        cli_main(
+            [
+                "profile",
+                "--n",
+                "1000",
+                "--bits",
+                "1",
+                "--q",
+                "0.25",
+                "--delta",
+                "1e-6",
+                "--backend",
+                "numpy",
+                "--scope",
+                "homogeneous",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "eps(1e-06)" in out and "scope     homogeneous" in out
-    assert cli_main(["profile", "--n", "100", "--bits", "2", "--q", "0.2", "--eps", "0.5", "--json", "--scope", "homogeneous"]) == 0
+    assert (
+        cli_main(
+            ["profile", "--n", "100", "--bits", "2", "--q", "0.2", "--eps", "0.5", "--json", "--scope", "homogeneous"]
+        )
+        == 0
+    )
     d = json.loads(capsys.readouterr().out)
     assert d["lower"] <= d["upper"] and d["eps"] == 0.5
     assert cli_main(["profile", "--n", "100", "--bits", "2", "--q", "0.2"]) == 2
@@ -154,7 +178,20 @@ def test_calibrate_to_delta_input_and_cli(capsys):
         gpu_rs.calibrate(100, 1, 0.5, 1e-3, delta=1e-6)
     with pytest.raises(ValueError, match="delta"):
         gpu_rs.calibrate(100, 1, 0.5, delta=1.5)
-    args = ["calibrate", "--n", "1000", "--bits", "1", "--eps", "0.5", "--delta", "1e-6", "--quiet", "--scope", "homogeneous"]
+    args = [
+        "calibrate",
+        "--n",
+        "1000",
+        "--bits",
+        "1",
+        "--eps",
+        "0.5",
+        "--delta",
+        "1e-6",
+        "--quiet",
+        "--scope",
+        "homogeneous",
+    ]
     assert cli_main(args) == 0
     assert "certified delta(0.5) <=" in capsys.readouterr().out
     assert cli_main([*args, "--eta", "1e-3"]) == 2
@@ -168,7 +205,9 @@ def test_generic_bounds_never_below_the_certified_profile(n, bits, eps0):
 
     q = 1.0 / (1.0 + math.exp(eps0 / bits))
     assert math.isclose(local_epsilon(bits, q), eps0, rel_tol=1e-12)
-    e = gpu_rs.privacy_profile(n, bits, q, rel_width=1e-2, scope="homogeneous", backend="numpy").epsilon(1e-6, eps_tol=1e-2)
+    e = gpu_rs.privacy_profile(n, bits, q, rel_width=1e-2, scope="homogeneous", backend="numpy").epsilon(
+        1e-6, eps_tol=1e-2
+    )
     assert closed_form_epsilon(n, eps0, 1e-6) >= e.lower
     assert numerical_epsilon(n, eps0, 1e-6) >= e.lower
 

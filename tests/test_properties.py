@@ -10,12 +10,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import oracles as O
 import pytest
+from conftest import check_bracket
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-
-import oracles as O
-from conftest import check_bracket
 
 # --------------------------------------------------------------------------------------
 # closed-form moments
@@ -44,8 +43,11 @@ def test_moments_closed_form(gpu_rs, n, bits, q):
 
 
 def test_moments_bad_input(gpu_rs):
-    for kw, name in [(dict(n=0, bits=5, q=0.2), "n"), (dict(n=5, bits=0, q=0.2), "bits"),
-                     (dict(n=5, bits=5, q=0.5), "q")]:
+    for kw, name in [
+        (dict(n=0, bits=5, q=0.2), "n"),
+        (dict(n=5, bits=0, q=0.2), "bits"),
+        (dict(n=5, bits=5, q=0.5), "q"),
+    ]:
         with pytest.raises(ValueError, match=rf"\b{name}\b"):
             gpu_rs.moments(**kw)
 
@@ -137,7 +139,7 @@ def test_ratio_distribution_seed_sf(gpu_rs, backend):
     bands = [d.sf(float(x)) for x in xs]
     for i, (lo1, hi1) in enumerate(bands):
         assert lo1 <= hi1
-        for lo2, _ in bands[i + 1:]:
+        for lo2, _ in bands[i + 1 :]:
             assert lo2 <= hi1 * (1 + 1e-12), (xs[i], lo2, hi1)
 
 
@@ -198,8 +200,12 @@ moderate = st.tuples(
 )
 
 
-@settings(max_examples=15, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=15,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(case=moderate)
 def test_property_moderate(gpu_rs, backend, case):
     """Like test_property_small but for n = 100..400, where the engine does not enumerate;

@@ -12,14 +12,13 @@ import math
 from fractions import Fraction
 
 import numpy as np
+import oracles
+import oracles_pairs as op
 import pytest
 
 import gpu_rs
-from gpu_rs.pairs.clones import tail_upper
 from gpu_rs.common.errors import TimeBudgetError
-
-import oracles
-import oracles_pairs as op
+from gpu_rs.pairs.clones import tail_upper
 
 
 def pair(result, name):
@@ -51,7 +50,9 @@ def test_l2_reverse_order_against_exact_sum(n, q, eps):
     assert pair(b, "forward").lower <= oracles.tail_L2(n, q, lam) <= pair(b, "forward").upper
 
 
-@pytest.mark.parametrize(("n", "bits", "q", "eps"), [(5, 3, 0.2, 0.5), (4, 4, 0.15, 0.7), (3, 5, 0.25, 0.3), (3, 2, 0.1, 1.0)])
+@pytest.mark.parametrize(
+    ("n", "bits", "q", "eps"), [(5, 3, 0.2, 0.5), (4, 4, 0.15, 0.7), (3, 5, 0.25, 0.3), (3, 2, 0.1, 1.0)]
+)
 def test_both_orders_against_pair_enumeration(n, bits, q, eps):
     zeros = ["0" * bits] * n
     outlier = ["0" * bits] * (n - 1) + ["1" * bits]
@@ -85,15 +86,17 @@ def test_reverse_dominates_where_the_issue_says():
 # --- every pair, one bit ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("n", "q", "eps"), [(1000, 0.1, 0.5), (1000, 0.1, 0.25), (200, 0.3, 0.2), (40, 0.05, 1.0), (2, 0.2, 0.3)])
+@pytest.mark.parametrize(
+    ("n", "q", "eps"), [(1000, 0.1, 0.5), (1000, 0.1, 0.25), (200, 0.3, 0.2), (40, 0.05, 1.0), (2, 0.2, 0.3)]
+)
 def test_l1_all_pairs_against_brute_scan(n, q, eps):
     lam = math.exp(eps)
     brute = op.l1_all_pairs(n, q, lam)
     b = gpu_rs.tail(n, 1, q, eps, scope="all", backend="numpy")
     assert b.lower <= brute["max"] <= b.upper
     assert b.met and b.guarantee == "proven for every neighbouring collection"
-    assert f"{brute['argmax']} zeros" in b.worst or b.upper - b.lower > 0 and math.isclose(
-        brute["tails"][int(b.worst.split()[2])], brute["max"], rel_tol=2e-3
+    assert f"{brute['argmax']} zeros" in b.worst or (
+        b.upper - b.lower > 0 and math.isclose(brute["tails"][int(b.worst.split()[2])], brute["max"], rel_tol=2e-3)
     )
     assert math.isclose(sum(b.budget.to_dict().values()), b.upper - b.lower, rel_tol=1e-6, abs_tol=1e-300)
 
@@ -193,7 +196,9 @@ def test_pair_tail_matches_the_homogeneous_pair_of_tail():
     assert pair(b, "reverse").lower <= rev.upper and rev.lower <= pair(b, "reverse").upper
 
 
-@pytest.mark.parametrize(("n", "bits", "q", "eps"), [(4, 2, 0.2, 0.5), (6, 3, 0.2, 0.5), (5, 2, 0.1, 1.0), (6, 1, 0.25, 0.2)])
+@pytest.mark.parametrize(
+    ("n", "bits", "q", "eps"), [(4, 2, 0.2, 0.5), (6, 3, 0.2, 0.5), (5, 2, 0.1, 1.0), (6, 1, 0.25, 0.2)]
+)
 def test_worst_pairs_against_the_oracle_search(n, bits, q, eps):
     lam = math.exp(eps)
     want = op.search_pairs(n, bits, q, lam)
@@ -245,7 +250,7 @@ def test_worst_pairs_at_every_attained_threshold():
     n, bits, q = 3, 2, Fraction(1, 5)
     vectors = ["00", "01", "10", "11"]
     pairs = [
-        (list(bg) + [x], list(bg) + [y])
+        ([*list(bg), x], [*list(bg), y])
         for bg in itertools.combinations_with_replacement(vectors, n - 1)
         for x, y in itertools.permutations(vectors, 2)
     ]

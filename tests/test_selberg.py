@@ -9,8 +9,8 @@ import pytest
 
 from gpu_rs.engine.charfn import spectrum
 from gpu_rs.engine.laws import Law, SumLaw
-from gpu_rs.engine.phase import split, turns
 from gpu_rs.engine.majorants import interval_bounds, vaaler_weights
+from gpu_rs.engine.phase import split, turns
 
 
 def _selberg_poly(x: np.ndarray, alpha: float, K: int, sign: float) -> np.ndarray:
@@ -41,7 +41,7 @@ def test_turns_match_exact_rationals() -> None:
     x = Fraction(355, 113) * Fraction(1, 7919)
     k = np.array([1.0, 2.0, 12345.0, 2.0**20 - 1, 2.0**26 + 3])
     t, err = turns(np, k, split(x), float(k.max()))
-    for kk, tt, ee in zip(k, t, err):
+    for kk, tt, ee in zip(k, t, err, strict=False):
         exact = (Fraction(int(kk)) * x) % 1
         exact -= round(exact)
         assert abs(tt - float(exact)) <= ee + 1e-300

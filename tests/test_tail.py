@@ -23,12 +23,9 @@ import json
 import math
 
 import numpy as np
-import pytest
-
 import oracles as O
-
-from conftest import check_bracket  # noqa: E402
-
+import pytest
+from conftest import check_bracket
 
 # --------------------------------------------------------------------------------------
 # L = 1: exact binomial tails, n up to 1e6, tails 1e-9 .. 0.8
@@ -160,7 +157,7 @@ SEED_ROWS = [
 ]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def condition_exact(n, bits, q, lam, inclusive=False):
     lo, hi = O.tail_condition(n, bits, q, lam, inclusive=inclusive)
     if hi - lo > 1e-9 * lo:  # deep tail: prune less
@@ -290,9 +287,25 @@ def test_tailbound_object(gpu_rs, backend):
     d = b.to_dict()
     s = json.dumps(d)
     back = json.loads(s)
-    for key in ("n", "bits", "q", "eps", "lower", "estimate", "upper", "inclusive", "met",
-                "method", "backend", "grid_points", "memory_bytes", "seconds", "budget",
-                "width", "ratio"):
+    for key in (
+        "n",
+        "bits",
+        "q",
+        "eps",
+        "lower",
+        "estimate",
+        "upper",
+        "inclusive",
+        "met",
+        "method",
+        "backend",
+        "grid_points",
+        "memory_bytes",
+        "seconds",
+        "budget",
+        "width",
+        "ratio",
+    ):
         assert key in back, key
     assert back["lower"] == b.lower and back["upper"] == b.upper
     assert "TailBound" in repr(b)
