@@ -31,7 +31,7 @@ import numpy as np
 from gpu_rs.common.floats import UNIT
 from gpu_rs.engine.atoms import log_r
 from gpu_rs.pairs import blanket, clones
-from gpu_rs.pairs.clones import BLOCK_SHARE, clone_probability, given_clones
+from gpu_rs.pairs.clones import BLOCK_SHARE, TRIVIAL, clone_probability, given_clones
 from gpu_rs.pairs.counts import OUTSIDE, binomial
 
 GRID = 2e-3
@@ -136,8 +136,10 @@ def delta_upper(n: int, bits: int, q: float, d: int, eps: np.ndarray) -> np.ndar
         width = 1 if start <= c_max else max(1, int(BLOCK_SHARE * start))
         stop = min(c_law.hi + 1, start + width)
         mass = float(cdf[stop - c_law.lo] - cdf[start - c_law.lo]) * (1.0 + c_law.rel + (stop - c_law.lo) * UNIT)
-        collapsed = np.array([given_clones(start, eps0, float(e)) if e > 0.0 else 1.0 for e in eps])
-        total += mass * np.minimum(graded[min(start, c_max)], collapsed)
+        row = graded[min(start, c_max)]
+        if mass > TRIVIAL:  # lighter blocks are charged the graded value alone (also a bound)
+            row = np.minimum(row, [given_clones(start, eps0, float(e)) if e > 0.0 else 1.0 for e in eps])
+        total += mass * row
         start = stop
     return np.minimum(1.0, total * (1.0 + 4.0 * UNIT))
 
@@ -164,7 +166,8 @@ def blanket_search(
     def attempt(j: int) -> float:
         i = BLANKET_STEPS[j]
         if values[i] > floor:
-            delta = blanket.delta_upper(n, bits, q, d, float(grid[i]))
+            enough = floor * factor[i] * (1.0 - 16.0 * UNIT)  # a δ this small cannot beat the floor
+            delta = blanket.delta_upper(n, bits, q, d, float(grid[i]), enough)
             values[i] = min(values[i], delta / factor[i] * (1.0 + 8.0 * UNIT))
         return float(values[i])
 
