@@ -140,8 +140,8 @@ def section_forward_calibration(out):
         "",
         f"The reverse order alone exceeds η at L = {', '.join(sorted({str(b) for b, _ in over}))}, by a factor "
         f"of {min(f for _, f in over):.1f} to {max(f for _, f in over):.0f}. For L ≥ 2 the lower end of "
-        '"every pair" is the best homogeneous background found (§5a) and the upper end the graded clone '
-        "bound (§8.1); the true maximum lies between them.",
+        '"every pair" is the best homogeneous background found (§5a) and the upper end the smaller of the '
+        "graded clone bound and the graded blanket (§8.1, §8.2); the true maximum lies between them.",
         "",
     ]
 
@@ -150,10 +150,11 @@ def section_seed(out):
     out += [
         "## 5. The proven upper end at the seed's settings",
         "",
-        'The clone bound is §4\'s; the upper end of `scope="all"` is its graded refinement (§8.1). '
+        'The clone bound is §4\'s; the upper end of `scope="all"` is the smaller of its graded refinement '
+        "(§8.1) and the graded blanket (§8.2). "
         "Calibrated q: the smallest q whose certified tail is at most η = 10⁻³ under each scope.",
         "",
-        '| N, L, q, λ | forward | reverse | clone bound (§4) | upper end of `scope="all"` (§8.1) '
+        '| N, L, q, λ | forward | reverse | clone bound (§4) | upper end of `scope="all"` (§8.1, §8.2) '
         "| calibrated q for η = 1e-3: forward / homogeneous / every pair |",
         "|---|---|---|---|---|---|",
     ]
@@ -186,16 +187,16 @@ def section_seed(out):
         f"the homogeneous pair's tail ({min(gain):.2f} to {max(gain):.2f} times below the clone bound), and "
         "the q it certifies for η = 10⁻³ is larger (more noise): the estimation error σ(d̂) grows by a factor "
         f"{min(c[3] for c in cost if c[1] == 5):.2f} to {max(c[3] for c in cost if c[1] == 5):.2f}. For L = 40 "
-        "at N = 10⁷ and the seed's q = 0.351 both bounds are near 1: the probability that a user is a clone, "
-        "p_d = 2 r^L/(1 + r^d), is about 10⁻¹¹, so there are no clones to hide among, and the graded bound "
-        "is what the changing user's own report allows."
+        "at N = 10⁷ and the seed's q = 0.351 the clone bound is 1: the probability that a user is a clone, "
+        "p_d = 2 r^L/(1 + r^d), is about 10⁻¹¹, so there are no clones to hide among; the upper end comes "
+        "from the graded blanket, whose (2q)^L N ≈ 7 uniform reports still hide the changing user (§8.4)."
         + (
             f" It certifies η = 10⁻³ from q = {n40[0][2]:.4f} on, at {n40[0][3]:.2f} times the estimation "
             "error of the homogeneous pair's q."
             if n40
             else ""
         )
-        + " §5a puts these bounds next to the best pair known, and §8 gives the finer (slower) graded blanket.",
+        + " §5a puts these bounds next to the best pair known, and §8 gives the proofs.",
         "",
     ]
 
@@ -208,7 +209,7 @@ PROOFS = r"""
 | `forward` | the seed's pair: D = N zero vectors, D_m = N − 1 zeros and one all-ones vector; S ~ A(D_m) | the engine, SPEC §4 | no |
 | `homogeneous` | that pair in both orders; the reverse order is S ~ A(D), ratio N / X′, tail P[X′ < N e^(−ε)] | the engine on a lower tail of N zero-vector atoms | no |
 | `all` (default), L = 1 | every neighbouring pair | certified maximum over every background (§3) | **yes** |
-| `all` (default), L ≥ 2 | every neighbouring pair | upper end: the graded clone bound (§8.1, never above the clone bound of §4); lower end: the largest tail over the homogeneous backgrounds (§5a), a certified tail of one named pair | **yes** (upper end) |
+| `all` (default), L ≥ 2 | every neighbouring pair | upper end: the smaller of the graded clone bound (§8.1, never above the clone bound of §4) and the graded blanket (§8.2); lower end: the largest tail over the homogeneous backgrounds (§5a), a certified tail of one named pair | **yes** (upper end) |
 
 Every result says which in its `scope` and `guarantee` fields; the CLI prints the guarantee.
 `pair_tail(D, D_m, q, eps)` gives the exact tail of any one small pair, and `worst_pairs` the
@@ -318,19 +319,20 @@ FINER = r"""
 `gpu_rs.pairs.reduction.tail_upper(n, bits, q, eps)` is a proven upper bound on P[R > e^ε] and
 on P[R ≥ e^ε] over every neighbouring pair, in both orders: the smaller of the graded clone bound
 (§8.1) and the graded blanket (§8.2), turned into a tail by §8.3. It assumes only the mechanism
-(each of the L bits flipped independently with probability q) and N users. The graded clone bound
-alone (`blankets=False`, under a second to a few seconds) is the upper end of `scope="all"`; the
-graded blanket takes 4–40 s and is not the default. Where they stand (§8.4):
+(each of the L bits flipped independently with probability q) and N users. It is the upper end of
+`scope="all"` for L ≥ 2, and so of `calibrate`: the graded blanket's lattice (§8.2, *Numerics*) now
+takes well under a second per tail at L = 5 and a few seconds at L = 8 to 40 (it took 4–40 s, §8.4).
+`blankets=False` gives the graded clone bound alone, for comparison. Where they stand (§8.4):
 
-- the graded clone bound is 1.03 to 1.27 times below the clone bound of §4 at the seed's L = 5 settings,
-  and near 1 at L ≥ 8 (0.86, 0.9993 and 0.9988 at L = 8, 16 and 40, N = 10⁷, λ = e²);
-- the graded blanket is 1.6 to 2.5 times below the clone bound at L = 5, and gives 0.53, 0.47 and 0.61 at
-  L = 8, 16 and 40, where the clone bound gives 0.86, 1 and 1. So the L = 40 target (below 1) is met,
-  but not by the default upper end.
+- the graded clone bound alone is 1.03 to 1.27 times below the clone bound of §4 at the seed's L = 5
+  settings, and near 1 at L ≥ 8 (0.86, 0.9993 and 0.9988 at L = 8, 16 and 40, N = 10⁷, λ = e²);
+- with the graded blanket the bound is 1.6 to 2.5 times below the clone bound at L = 5, and gives 0.43,
+  0.17 and 0.61 at L = 8, 16 and 40, where the clone bound gives 0.86, 1 and 1. So the L = 40 target
+  (below 1) is met by the default upper end.
 
-Neither reaches issue 23's 10× target: at the seed's three L = 5 settings the best proven bound is
-33, 85 and 10.1 times the best pair known (certified tails of homogeneous backgrounds), and about 450
-times the homogeneous pair at L = 40. §8.5 explains why no bound built this way can get much closer,
+Issue 23's 10× target is not reached: at the seed's three L = 5 settings the upper end is 33, 85 and
+10.0 times the best pair known (certified tails of homogeneous backgrounds), 81 and 12 times at L = 8
+and 16, and about 450 times the homogeneous pair at L = 40. §8.5 explains why no bound built this way can get much closer,
 and §8.6 what else was weighed. `reduction.delta_all(n, bits, q, eps)` is the matching bound on δ(ε)
 (SPEC §1.2).
 
@@ -407,17 +409,32 @@ uniform law, so the bound holds in both orders. Adding a uniform report is a pos
 so δ_m is nonincreasing in m.
 
 *Numerics* (`pairs/blanket.py`):
-- Every h is rounded **up** onto a lattice, which can only raise (·)_+. Rounding adds at most
-  one step to δ_m, because (·)_+ is 1-Lipschitz and δ_m divides by m. The step is at most 2·10⁻³
-  and at most 1/4000 of the range of h.
-- Relative errors of the convolutions and of the final positive sum are applied outwards.
-- Counts beyond the lattice's reach are charged the last value, by monotonicity.
-- *Clipping.* The range of h is about (2p)^L(1 + e^ε), which at L = 40 is 3·10⁵ wide. Where it
-  spans more than 10⁵ steps, h is clipped to [−H, H] and E_U[(h − H)_+] is added to δ_m. This is
-  valid because (Σ h_j)_+ ≤ (Σ min(h_j, H))_+ + Σ (h_j − H)_+, and raising the values below −H
-  to −H can only raise (·)_+. H is chosen among the values of h to minimize the added mean plus
-  the step, with 15,000 steps across [−H, H]. At L = 40, d = 40 the added mean is 0.017 and the
-  step 0.018.
+- Every value h of a report is *spread* onto the two lattice points around it, with weights whose
+  mean is at least h (the weight of the upper point is rounded up by 10⁻⁶ of a step). The function
+  (Σ_j h_j)_+ is convex and increasing in each h_j, so by Jensen's inequality, given the reports,
+  the lattice's E[(Σ_j ĥ_j)_+] is at least (Σ_j h_j)_+: the lattice can only raise δ_m. The spread
+  adds independent noise of variance at most s²/4 per report (s the step), so it adds at most
+  E|noise|/m ≤ s/(2√m) to δ_m, and in practice a second-order amount (about s²g/8, g the density of
+  Σ h at 0). So the lattice can be coarse: 256 steps across the range of h, refined 4-fold (up to
+  4096 steps) only while the bound could still decide the maximum over d, a standard deviation of h
+  spans fewer than 32 steps, and the convolutions stay within 10⁸ cell-points. (Before, every h was
+  rounded *up* with steps of at most 2·10⁻³, which adds up to a step to δ_m, and up to 1.5·10⁸
+  cell-points per (d, ε) limited how many blanket counts the lattice reached.)
+- The law of the sum is kept short, and none of these steps can lower a bound. Mass at a point v
+  from which even the largest remaining reports cannot make the sum positive is dropped (exact).
+  Every 4 reports, the lowest points holding at most 10⁻¹⁶ of mass are moved up to the next point
+  (raising a sum can only raise (·)_+), and the highest points holding at most 10⁻¹⁶ are moved down
+  to the point t below them while Σ P(v)(v − t) is added to every later E[(Σ h)_+], since
+  (v + F)_+ ≤ (v − t) + (t + F)_+ for v ≥ t.
+- Relative errors of the convolutions, of the moves and of the final positive sum are applied outwards.
+- Counts beyond the lattice's reach (the work limit, or the count above which at most 10⁻¹² of C
+  lies) are charged the last value, by monotonicity.
+- *Clipping.* The range of h is about (2p)^L(1 + e^ε), which at L = 40 is 3·10⁵ wide. h is clipped
+  to [−H, H] and E_U[(h − H)_+] is added to δ_m. This is valid because (Σ h_j)_+ ≤ (Σ min(h_j, H))_+ +
+  Σ (h_j − H)_+, and raising the values below −H to −H can only raise (·)_+. H is chosen among the
+  values of |h| to minimize the added mean, plus E_U[(−H − h)_+] (what raising the low values can
+  cost), plus the spread's estimated cost s²/(8σ√(2π)) (σ the standard deviation of the clipped h).
+  Where H is the largest |h| nothing is clipped (at L ≤ 5 always).
 
 *Shared mass can only help.* Suppose every M(y) contains a measure μ′ ≥ μ. The view that makes
 μ anonymous is at least as informative as the view that makes μ′ anonymous: from the former,
@@ -449,7 +466,8 @@ by duality with its trade-off curve. So the step loses nothing beyond the reduct
 gpu_rs takes the minimum over 40 gaps ε′ − ε from 0.005 to 30; negative ε are allowed and help
 where the local randomizer dominates. The graded blanket is tried on up to 8 of those gaps,
 walking from the gap that served the last distance and stopping once the distance cannot decide
-the maximum. The bound is then max over d of min over ε; each pair has one d, so this order of
+the maximum; where the coarse lattice already shows that a distance cannot exceed the running
+maximum, it is not refined. The bound is then max over d of min over ε; each pair has one d, so this order of
 max and min is valid.
 
 A distance with d·log(p/q) < ε′ is skipped. Every report's likelihood ratio is at most (p/q)^d,
@@ -626,12 +644,13 @@ def section_family(out):
         "skipped: they cannot win).",
         "",
         "Two proven upper bounds over every pair sit beside the best pair known: the upper end of "
-        '`scope="all"` (the graded clone bound, §8.1, under a second to a few seconds), and the finer '
-        "graded blanket of §8.2 (`reduction.tail_upper(n, bits, q, eps)`, 4–40 s, not the default). "
+        '`scope="all"` (the smaller of the graded clone bound, §8.1, and the graded blanket, §8.2), and the '
+        "graded clone bound alone (`reduction.tail_upper(n, bits, q, eps, blankets=False)`, the upper end "
+        "before the blanket was fast enough to be the default). "
         "The ratio columns divide each by the lower end of the best pair known.",
         "",
         "| N, L, q, λ | best homogeneous background (y; x → x′) | its tail | seed's pair (larger order) "
-        '| upper end of `scope="all"` | ratio | best proven bound (§8.2) | ratio |',
+        '| upper end of `scope="all"` | ratio | graded clone bound alone (§8.1) | ratio |',
         "|---|---|---|---|---|---|---|---|",
     ]
     rows = [
@@ -655,7 +674,7 @@ def section_family(out):
             where = f"{w[5].rstrip(',')}; {w[9]} → {w[11].rstrip(',')}"
         else:
             where = "the seed's pair" + ("" if "not searched" not in a.worst else " (family not searched: over 30 s)")
-        finest = min(a.upper, reduction.tail_upper(n, bits, q, math.log(ratio)).bound)
+        finest = min(1.0, reduction.tail_upper(n, bits, q, math.log(ratio), blankets=False).bound)
         ratio_s = f"{a.upper / best.lower:.3g}" if best.lower > 0 else "—"
         fine_s = f"{finest / best.lower:.3g}" if best.lower > 0 else "—"
         out.append(
@@ -674,9 +693,9 @@ def section_family(out):
             for n, b, q, lam, best, seed, _, _ in beat
         )
         + ". Elsewhere in the table no member beats the seed's pair. At the seed's L = 5 settings the upper end "
-        f'of `scope="all"` is {min(r[6] / r[4] for r in l5):.0f} to {max(r[6] / r[4] for r in l5):.0f} times '
-        f"the best pair known, and the best proven bound {min(r[7] / r[4] for r in l5):.1f} to "
-        f"{max(r[7] / r[4] for r in l5):.0f} times; issue 23 asked for 10×.",
+        f'of `scope="all"` is {min(r[6] / r[4] for r in l5):.1f} to {max(r[6] / r[4] for r in l5):.0f} times '
+        f"the best pair known (the graded clone bound alone {min(r[7] / r[4] for r in l5):.0f} to "
+        f"{max(r[7] / r[4] for r in l5):.0f} times); issue 23 asked for 10×.",
         "",
         FAMILY_READING,
         "",

@@ -48,7 +48,8 @@ WORK = 1e8
 NEGLIGIBLE = 1e-12
 """Blanket counts are convolved up to the one above which at most this mass of ``C`` lies."""
 TAIL = 1e-16
-"""Mass at either end of the sum's law moved inwards after each report (see :func:`deltas`)."""
+"""Mass at either end of the sum's law moved inwards every ``MOVE_EVERY`` reports (see :func:`deltas`)."""
+MOVE_EVERY = 4
 
 
 class Kernel(NamedTuple):
@@ -137,8 +138,8 @@ def deltas(kern: Kernel, m_max: int) -> tuple[np.ndarray, int]:
     Three steps keep the law of the sum short, none of which can lower a bound:
     - mass at a point ``v`` with ``v + (m_max − m) · max(keys) <= 0`` after ``m`` reports can never
       make ``(Σ h)_+`` positive for any ``m' <= m_max``: it is dropped (exact);
-    - the lowest points holding at most ``TAIL`` of mass are moved up to the next one (raising
-      a sum can only raise ``(·)_+``);
+    - every ``MOVE_EVERY`` reports, the lowest points holding at most ``TAIL`` of mass are moved up
+      to the next one (raising a sum can only raise ``(·)_+``);
     - the highest points holding at most ``TAIL`` are moved down to the point ``t`` below them,
       and ``Σ P(v) (v − t)`` is added to every later ``E[(Σ h)_+]``: ``(v + F)_+ <= (v − t) + (t + F)_+``.
     Once ``WORK`` is spent the remaining rows repeat the last (``δ_m`` does not increase with ``m``).
@@ -158,7 +159,7 @@ def deltas(kern: Kernel, m_max: int) -> tuple[np.ndarray, int]:
         drop = max(0, min(nxt.shape[0], -(m_max - m) * hi - first + 1))
         s, first = nxt[drop:], first + drop
         rel += (shift.shape[0] + 1 + s.shape[0]) * UNIT + kern.rel  # convolution, and the moves below
-        if s.shape[0] > 2:
+        if s.shape[0] > 2 and m % MOVE_EVERY == 0:
             low = int(np.searchsorted(np.cumsum(s), TAIL, side="right"))
             if 0 < low < s.shape[0] - 1:
                 s[low] += float(np.sum(s[:low]))

@@ -54,6 +54,8 @@ class TailBound(NamedTuple):
     bound: float
     eps_step: float
     d: int
+    method: str = "graded clone reduction"
+    """Which bound attains it: ``"graded clone reduction"``, ``"graded blanket"`` or ``"clone reduction"``."""
 
 
 def kernels(q: float, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
@@ -205,15 +207,16 @@ def tail_upper(n: int, bits: int, q: float, eps: float, *, blankets: bool = True
     worst = TailBound(0.0, float(grid[0]), 1)
     start = len(BLANKET_STEPS) // 2
     for d in sorted(per_d, key=lambda k: -float(per_d[k].min())):
-        values = per_d[d]
+        values, graded = per_d[d], per_d[d].copy()
         if blankets:
             start = blanket_search(n, bits, q, d, grid, factor, values, start, worst.bound)
         i = int(np.argmin(values))
         if values[i] > worst.bound:
-            worst = TailBound(min(1.0, float(values[i])), float(grid[i]), d)
+            method = "graded blanket" if values[i] < graded[i] else "graded clone reduction"
+            worst = TailBound(min(1.0, float(values[i])), float(grid[i]), d, method)
     collapsed = clones.tail_upper(n, bits, q, eps)
     if collapsed[0] < worst.bound:
-        worst = TailBound(collapsed[0], collapsed[1], collapsed[2])
+        worst = TailBound(collapsed[0], collapsed[1], collapsed[2], "clone reduction")
     return worst
 
 
