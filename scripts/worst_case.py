@@ -41,7 +41,8 @@ def iv(x):
 
 def calibrated(n, bits, ratio, eta, scope):
     try:
-        return f"{gpu_rs.calibrate(n, bits, ratio=ratio, eta=eta, scope=scope, backend=BACKEND).q:.5f}"
+        q = gpu_rs.calibrate(n, bits, ratio=ratio, eta=eta, scope=scope, backend=BACKEND, max_seconds=3600).q
+        return f"{q:.5f}"
     except gpu_rs.CalibrationError:
         return "none below 1/2"
 
@@ -478,51 +479,60 @@ never reaches e^{ε′}.
 
 The best pair known is the largest certified tail over the homogeneous backgrounds (§5a; its
 lower end; where the background is not the seed's pair it is named below the table). The clone
-bound is §4's; the graded clone bound (§8.1) is the upper end of `scope="all"`; the graded
-blanket column is `reduction.tail_upper` (the smaller of both, §8.2), and the last column divides
-it by the best pair known.
+bound is §4's; "graded clone" is §8.1 alone (`reduction.tail_upper(..., blankets=False)`); the
+upper end of `scope="all"` is `reduction.tail_upper` (the smaller of §8.1 and the graded blanket,
+§8.2, with the distance d that attains it), and "ratio" divides it by the best pair known. "Before"
+is the graded blanket with the earlier rounded-up lattice (§8.2, *Numerics*). Seconds are CPU
+seconds of one `reduction.tail_upper` call (the least of two runs, on a shared 2-core machine;
+wall-clock time was 1–4 times that while other jobs ran).
 
-| N, L, q, λ | homogeneous pair (both orders) | best pair known | clone bound (§4) | graded clone (§8.1) | graded blanket (§8.2) | ratio |
-|---|---|---|---|---|---|---|
-| 1,000, 5, 0.2446, 2 | [0.007065, 0.00707] | 0.007065 (the seed's pair) | 0.5847 | 0.4591 | 0.2313 (d = 5) | 33 |
-| 1,000, 5, 0.1692, e² | [0.003705, 0.003708] | 0.006344 (a) | 0.868 | 0.8156 | 0.5368 (d = 5) | 85 |
-| 5,000, 5, 0.1778, 2 | [0.04269, 0.04273] | 0.04476 (a) | 0.7202 | 0.6743 | 0.450 (d = 5) | 10.1 |
-| 10⁷, 8, 0.105 (3σ rule), e² | [0.004357, 0.004359] | 0.005328 (b) | 0.8631 | 0.859 | 0.529 (d = 4) | 99 |
-| 10⁷, 16, 0.2348 (3σ rule), e² | [0.01466, 0.01466] | 0.01466 (the seed's pair) | 1 | 0.9993 | 0.474 (d = 8) | 32 |
-| 10⁷, 40, 0.351, e² | [0.001337, 0.001338] | 0.001337 (the seed's pair; family not searched) | 1 | 0.9988 | 0.606 (d = 40) | 453 |
+| N, L, q, λ | homogeneous pair (both orders) | best pair known | clone bound (§4) | graded clone (§8.1) | upper end of `scope="all"` | ratio | before | seconds: before → now |
+|---|---|---|---|---|---|---|---|---|
+| 1,000, 5, 0.2446, 2 | [0.007065, 0.00707] | 0.007065 (the seed's pair) | 0.5847 | 0.4591 | 0.2304 (d = 5) | 33 | 0.2313 | 4.2 → 0.20 |
+| 1,000, 5, 0.1692, e² | [0.003705, 0.003708] | 0.006344 (a) | 0.868 | 0.8156 | 0.5365 (d = 5) | 85 | 0.5368 | 2.8 → 0.07 |
+| 5,000, 5, 0.1778, 2 | [0.04269, 0.04273] | 0.04476 (a) | 0.7202 | 0.6743 | 0.4489 (d = 5) | 10.0 | 0.4501 | 4.8 → 0.18 |
+| 10⁷, 8, 0.105 (3σ rule), e² | [0.004357, 0.004359] | 0.005328 (b) | 0.8631 | 0.859 | 0.4309 (d = 8) | 81 | 0.529 | 9.3 → 0.32 |
+| 10⁷, 16, 0.2348 (3σ rule), e² | [0.01466, 0.01466] | 0.01466 (the seed's pair) | 1 | 0.9993 | 0.1742 (d = 16) | 12 | 0.474 | 11.2 → 1.2 |
+| 10⁷, 40, 0.351, e² | [0.001337, 0.001338] | 0.001337 (the seed's pair; family not searched) | 1 | 0.9988 | 0.6065 (d = 40) | 454 | 0.6061 | 12.4 → 1.9 |
 
 (a) 999 or 4999 users at 00011, the user changing 00000 → 11100 (the Monte Carlo of issue 23 gave
 0.0063, 99.99 % CI [0.00608, 0.00652], and 0.0454 for these). (b) 10⁷ − 1 users at 00111111, the
 user changing 00000000 → 11000000 (156 members, 3 s).
 
-At L = 8 and 16, q comes from the seed's 3σ rule at N = 10⁷, λ = e². There the clones are few (p_d N ≈ 0.7 and ≈ 0.1), and the
-gain comes from the blanket: (2q)^L N ≈ 38 and 56 blanket users. At L = 40 and q = 0.351
-the blanket holds about 7 users (p_d N ≈ 4·10⁻⁴ clones). The bound 0.606 (δ(0.94) ≤ 0.396 at
-d = 40) is below 1 as the issue asks, and no longer trivial. Without the blanket it would be
-0.9988, which is what the changing user's own report allows. With q = 0.351 at L = 8 and 16,
-every bound sits at its rounding floor (≈ 10⁻¹⁵; 10⁵ and 10³ clones).
+At L = 8 and 16, q comes from the seed's 3σ rule at N = 10⁷, λ = e². There the clones are few
+(p_d N ≈ 0.7 and ≈ 0.1), and the gain comes from the blanket: (2q)^L N ≈ 38 and 56 blanket users.
+The earlier lattice reached only about 25 blanket counts at L = 16 within its work limit and charged
+the larger counts the 25th value, hence 0.474 then and 0.174 now. The lattice is now close to the
+reduced pair itself: a Monte Carlo of the reduced pair (`oracles_pairs.reduced_delta_mc`, 10⁵
+samples; not a bound) gives δ(0.94) = 0.1463 ± 0.0008 at L = 16, d = 16, against the certified
+0.1464, and 0.2133 ± 0.0009 at L = 8, d = 8, ε = 1.32, against 0.2126 (within 1 standard error). At
+L = 40 and q = 0.351 the blanket holds about 7 users (p_d N ≈ 4·10⁻⁴ clones). The bound 0.6065
+(δ(0.94) ≤ 0.3961 at d = 40) is below 1 as the issue asks, and no longer trivial. Without the
+blanket it would be 0.9988, which is what the changing user's own report allows. It is 0.05 % above
+the earlier lattice's 0.6061: there h spans 3·10⁵ and is clipped, and 4096 steps across [−H, H]
+lose slightly more than the earlier 15,000 (the only setting where the new lattice is looser).
+With q = 0.351 at L = 8 and 16, every bound sits at its rounding floor (≈ 10⁻¹⁵; 10⁵ and 10³ clones).
 
-What this buys in calibration: the q that certifies η = 10⁻³ for every pair, by bisection to
-5·10⁻⁴ on this bound:
-- N = 1000, L = 5, λ = 2: q = 0.3123, against 0.3271 for the graded clone bound (the upper end
-  of `scope="all"`, §5), 0.3514 for the clone bound and 0.2585 for the homogeneous pair.
-- N = 10⁷, L = 40, λ = e²: q = 0.4126, against 0.4126, 0.4151 and 0.3545.
-
-At L = 40 the gain is small, because the tail falls steeply in q only once the blanket grows.
+What this buys in calibration: `calibrate` now certifies η = 10⁻³ for every pair from the q in
+§5's last column, e.g. CAL_L5 at N = 1000, L = 5, λ = 2 (0.3271 with the graded clone bound alone,
+0.3514 with the clone bound, 0.2585 for the homogeneous pair), and CAL_L40 at N = 10⁷, L = 40,
+λ = e² (0.4126, 0.4151 and 0.3545). At L = 40 the gain is small, because the tail falls steeply in q
+only once the blanket grows.
 
 Reproduce with `python -c "from gpu_rs.pairs import reduction; print(reduction.tail_upper(1000, 5, 0.2446, 0.6931))"`.
-Each setting takes 7–13 s at L = 5 and 26–36 s at L = 8, 16 and 40 on 2 busy cores; almost
-all of it is the blanket lattice.
-`blankets=False` gives the graded clone bound alone (0.459, 0.816, 0.674 at the three L = 5
-settings) in under a second.
+`blankets=False` gives the graded clone bound alone.
 
 Tests (`tests/test_reduction.py`):
-- both reductions against exact enumeration of the reduced pairs (`oracles_pairs.reduced_delta`);
+- both reductions against exact enumeration of the reduced pairs (`oracles_pairs.reduced_delta`),
+  the graded blanket within s/2 of the exact δ (s the coarse lattice's step);
+- the graded blanket against a float oracle of the earlier rounded-up lattice (step 2·10⁻³, FFT):
+  above its lower bracket and at most 0.1 % above its upper end (N = 200 to 1000, L = 3 to 5);
 - the δ bound against the exact δ of every pair, in both orders, for N = 3, L = 3 and N = 4,
   L = 2;
 - the tail bound against `worst_pairs` (N ≤ 6, L = 2, 3);
 - the tail bound against exact homogeneous-background tails at N = 10, L = 3;
-- the clipped blanket lattice against exact enumeration (L = 8, 14);
+- the clipped blanket lattice against exact enumeration (L = 8, 14), at the level chosen and at a
+  quarter of the largest h;
 - `delta_all` against the exact δ of every pair of small populations, and below the clone bound's δ;
 - the tail bound never above the clone bound, and at least 2 times below it at N = 200, L = 3.
 
@@ -533,7 +543,7 @@ Tests (`tests/test_reduction.py`):
   the blanket holds about 28 users. The changing user then hides among about 28 uniform reports
   and not among 1000, and the bound stays near 0.23. The δ → tail step is exact for the reduced
   pair (§8.3), so no decomposition with one shared component comes within 10× of the best pair
-  known at the first two L = 5 settings (33× and 85×). At the third it is 10.1× (9.9× against the
+  known at the first two L = 5 settings (33× and 85×). At the third it is 10.0× (9.9× against the
   Monte Carlo estimate of issue 23). It is the method class, not the numerics, that stops here.
 - **L = 40.** A Monte Carlo of the graded blanket (`oracles_pairs.reduced_delta_mc`, not a
   bound; 2·10⁴ samples) gives δ(1) ≈ 0.378 ± 0.003 at d = 40, N = 10⁷, q = 0.351. The certified
@@ -598,9 +608,8 @@ Tests (`tests/test_reduction.py`):
   0.510, 0.820, 0.684 at L = 5 (graded clone
   0.459, 0.816, 0.674), 0.859 at L = 8 (0.859), 0.978 at L = 16 (0.9993) and 0.945 at L = 40
   (0.9988), each 2–9 s. It beats the graded clone bound only at L ≥ 16, where both are near 1, and
-  the graded blanket beats it everywhere (0.23 … 0.61). Not implemented in the product: it would
-  not change any answer of `reduction.tail_upper`, and as the default it would move the L = 40
-  upper end from 0.9988 to 0.945 at twice the cost.
+  the graded blanket beats it everywhere (0.17 … 0.61). Not implemented in the product: it would
+  not change any answer of `reduction.tail_upper`, the default upper end.
 - **Takagi and Liew 2026 (arXiv 2601.19154)**: their *blanket divergence*, with blanket density
   inf_x R_x(z) and, in its size-biased form, M ~ 1 + Bin(N − 1, γ) reports from the normalised
   blanket, is exactly the graded blanket of §8.2
@@ -616,8 +625,8 @@ FAMILY_READING = """\
 For L = 40 the family (11 480 members) is not searched by `scope="all"`: its screening is estimated at
 about 4 minutes (each member's Chernoff bound costs about 20 ms), over the 30 s allowed per tail query,
 so the lower end there is the seed's pair, and the answer says so. L ≤ 8 takes at most about 20 s at any
-N measured (N = 1000 to 10⁷). The graded blanket is not the default upper end because it takes 4–13 s per
-tail at L = 5 and 25–40 s at L ≥ 8 (2 busy cores), and `calibrate` needs dozens of tails (§8.4).
+N measured (N = 1000 to 10⁷). The graded blanket is part of the default upper end since its lattice takes
+0.1–0.2 s of CPU per tail at L = 5 and 0.3–2 s at L = 8 to 40 (§8.4; it took 3–12 s).
 """
 HETEROGENEOUS_READING = """\
 So the family's maximum is **not** the maximum over every pair: mixed backgrounds (zeros and ones, as for
