@@ -331,10 +331,10 @@ takes well under a second per tail at L = 5 and a few seconds at L = 8 to 40 (it
   0.17 and 0.61 at L = 8, 16 and 40, where the clone bound gives 0.86, 1 and 1. So the L = 40 target
   (below 1) is met by the default upper end.
 
-Issue 23's 10× target is not reached: at the seed's three L = 5 settings the upper end is 33, 85 and
-10.0 times the best pair known (certified tails of homogeneous backgrounds), 81 and 12 times at L = 8
-and 16, and about 450 times the homogeneous pair at L = 40. §8.5 explains why no bound built this way can get much closer,
-and §8.6 what else was weighed. `reduction.delta_all(n, bits, q, eps)` is the matching bound on δ(ε)
+Issue 23's 10× target is not reached: at the seed's three L = 5 settings the upper end is 33, 85
+and 10.0 times the best pair known (certified tails of homogeneous backgrounds), 81 and 12 times at
+L = 8 and 16, and about 450 times the homogeneous pair at L = 40. §8.5 explains why no bound built
+this way can get much closer, and §8.6 what else was weighed. `reduction.delta_all(n, bits, q, eps)` is the matching bound on δ(ε)
 (SPEC §1.2).
 
 Notation as in §4: x → x′ at Hamming distance d, T the d changed bits, U the other L − d,
@@ -468,8 +468,8 @@ gpu_rs takes the minimum over 40 gaps ε′ − ε from 0.005 to 30; negative ε
 where the local randomizer dominates. The graded blanket is tried on up to 8 of those gaps,
 walking from the gap that served the last distance and stopping once the distance cannot decide
 the maximum; where the coarse lattice already shows that a distance cannot exceed the running
-maximum, it is not refined. The bound is then max over d of min over ε; each pair has one d, so this order of
-max and min is valid.
+maximum, it is not refined. The bound is then max over d of min over ε; each pair has one d, so
+this order of max and min is valid.
 
 A distance with d·log(p/q) < ε′ is skipped. Every report's likelihood ratio is at most (p/q)^d,
 and the ratio of the shuffled output is an average of those (it equals E_D[ℓ(Z_J) | S]), so it
@@ -514,10 +514,12 @@ lose slightly more than the earlier 15,000 (the only setting where the new latti
 With q = 0.351 at L = 8 and 16, every bound sits at its rounding floor (≈ 10⁻¹⁵; 10⁵ and 10³ clones).
 
 What this buys in calibration: `calibrate` now certifies η = 10⁻³ for every pair from the q in
-§5's last column, e.g. CAL_L5 at N = 1000, L = 5, λ = 2 (0.3271 with the graded clone bound alone,
-0.3514 with the clone bound, 0.2585 for the homogeneous pair), and CAL_L40 at N = 10⁷, L = 40,
-λ = e² (0.4126, 0.4151 and 0.3545). At L = 40 the gain is small, because the tail falls steeply in q
-only once the blanket grows.
+§5's last column, e.g. q = 0.3039 at N = 1000, L = 5, λ = 2 (0.3271 with the graded clone bound alone,
+0.3514 with the clone bound, 0.2585 for the homogeneous pair), and q = 0.3754 at N = 10⁷, L = 40,
+λ = e² (0.4126, 0.4151 and 0.3545). The earlier lattice, by bisection on its bound, gave 0.3123 and
+0.4126: at L = 40 it reached at most about 30 blanket counts, while at q ≈ 0.375 the blanket holds
+about 100 users ((2q)^40 · 10⁷). A Monte Carlo of the reduced pair at q = 0.3754, ε = 1.72 (4·10⁴
+samples; not a bound) gives δ = 2.1·10⁻⁴ ± 0.4·10⁻⁴ at d = 25, against the certified 2.4·10⁻⁴.
 
 Reproduce with `python -c "from gpu_rs.pairs import reduction; print(reduction.tail_upper(1000, 5, 0.2446, 0.6931))"`.
 `blankets=False` gives the graded clone bound alone.
