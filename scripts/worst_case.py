@@ -428,8 +428,8 @@ so δ_m is nonincreasing in m.
   to the point t below them while Σ P(v)(v − t) is added to every later E[(Σ h)_+], since
   (v + F)_+ ≤ (v − t) + (t + F)_+ for v ≥ t.
 - Relative errors of the convolutions, of the moves and of the final positive sum are applied outwards.
-- Counts beyond the lattice's reach (the work limit, or the count above which at most 10⁻¹² of C
-  lies) are charged the last value, by monotonicity.
+- Counts beyond the lattice's reach (the work limit, 2000 reports, or the count above which at most
+  10⁻¹² of C lies) are charged the last value, by monotonicity.
 - *Clipping.* The range of h is about (2p)^L(1 + e^ε), which at L = 40 is 3·10⁵ wide. h is clipped
   to [−H, H] and E_U[(h − H)_+] is added to δ_m. This is valid because (Σ h_j)_+ ≤ (Σ min(h_j, H))_+ +
   Σ (h_j − H)_+, and raising the values below −H to −H can only raise (·)_+. H is chosen among the
@@ -468,8 +468,9 @@ gpu_rs takes the minimum over 40 gaps ε′ − ε from 0.005 to 30; negative ε
 where the local randomizer dominates. The graded blanket is tried on up to 8 of those gaps,
 walking from the gap that served the last distance and stopping once the distance cannot decide
 the maximum; where the coarse lattice already shows that a distance cannot exceed the running
-maximum, it is not refined. The bound is then max over d of min over ε; each pair has one d, so
-this order of max and min is valid.
+maximum, it is not refined, and distances whose graded clone bound is already below 10⁻¹⁴ are not
+tried (the blanket's own rounding floor is about 10⁻¹⁵). The bound is then max over d of min over ε;
+each pair has one d, so this order of max and min is valid.
 
 A distance with d·log(p/q) < ε′ is skipped. Every report's likelihood ratio is at most (p/q)^d,
 and the ratio of the shuffled output is an average of those (it equals E_D[ℓ(Z_J) | S]), so it

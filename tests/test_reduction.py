@@ -35,7 +35,8 @@ def test_graded_blanket_delta_against_the_exact_reduced_pair(n, bits, d, q):
         lo, hi = op.reduced_delta(n, bits, d, q, [eps], kind="blanket")
         assert got >= lo[0] - 1e-12
         # the spread adds noise of variance <= m s^2 / 4 to the sum: at most s / 2 to each delta_m
-        kern = blanket.kernel(bits, q, d, eps)
+        h, w = blanket.report_values(bits, q, d, eps)
+        kern = blanket.spread(h, w, blanket.clip_level(h, w, blanket.CELLS[0]), blanket.CELLS[0])
         assert got <= hi[0] + kern.step / 2.0 + kern.added + 1e-9, (eps, got, hi)
 
 

@@ -22,7 +22,7 @@ a hair): ``(·)_+`` is convex and increasing, so by Jensen's inequality this can
 steps). ``δ_m`` does not increase with ``m`` (one more uniform report is a post-processing),
 so counts beyond the lattice's reach are charged the last value computed. Where the range of
 ``h`` is wide (large ``L``), ``h`` is clipped to ``[−H, H]`` and ``E[(h − H)_+]`` added (see
-:func:`kernel`). The derivation is in docs/worst-case.md (§8.2, "The graded blanket").
+:func:`spread`). The derivation is in docs/worst-case.md (§8.2, "The graded blanket").
 """
 
 from __future__ import annotations
@@ -47,6 +47,8 @@ WORK = 1e8
 """Lattice cells times kernel points convolved per lattice; counts beyond reach use monotonicity."""
 NEGLIGIBLE = 1e-12
 """Blanket counts are convolved up to the one above which at most this mass of ``C`` lies."""
+REPORTS = 2000
+"""At most this many reports are convolved; larger counts are charged the last value (monotonicity)."""
 TAIL = 1e-16
 """Mass at either end of the sum's law moved inwards every ``MOVE_EVERY`` reports (see :func:`deltas`)."""
 MOVE_EVERY = 4
@@ -125,12 +127,6 @@ def spread(h: np.ndarray, w: np.ndarray, level: float, cells: int) -> Kernel:
     return Kernel(keys[keep], merged[keep], step, 4.0 * UNIT * (w.shape[0] + 2), added)
 
 
-def kernel(bits: int, q: float, d: int, eps: float, cells: int = CELLS[0]) -> Kernel:
-    """One report's ``h`` for distance ``d`` and ``ε``, clipped (:func:`clip_level`) and spread onto ``cells`` steps."""
-    h, w = report_values(bits, q, d, eps)
-    return spread(h, w, clip_level(h, w, cells), cells)
-
-
 def deltas(kern: Kernel, m_max: int) -> tuple[np.ndarray, int]:
     """Upper bounds on ``δ_m(ε)`` for ``m = 1 … m_max`` (row ``m − 1``), each capped by the one before,
     and the cells times kernel points convolved.
@@ -142,7 +138,8 @@ def deltas(kern: Kernel, m_max: int) -> tuple[np.ndarray, int]:
       to the next one (raising a sum can only raise ``(·)_+``);
     - the highest points holding at most ``TAIL`` are moved down to the point ``t`` below them,
       and ``Σ P(v) (v − t)`` is added to every later ``E[(Σ h)_+]``: ``(v + F)_+ <= (v − t) + (t + F)_+``.
-    Once ``WORK`` is spent the remaining rows repeat the last (``δ_m`` does not increase with ``m``).
+    Once ``WORK`` is spent, or after ``REPORTS`` reports, the remaining rows repeat the last (``δ_m``
+    does not increase with ``m``).
     """
     keys, w, step = kern.keys, kern.weights, kern.step
     lo, hi = int(keys[0]), int(keys[-1])
@@ -175,7 +172,7 @@ def deltas(kern: Kernel, m_max: int) -> tuple[np.ndarray, int]:
         mean_pos = float(np.dot(s[pos], values[pos])) * (1.0 + 2.0 * (rel + (s.shape[0] + 4) * UNIT))
         value = min(1.0, ((mean_pos + extra) / m + kern.added) * (1.0 + 8.0 * UNIT) + 4.0 * UNIT)
         out[m - 1] = min(value, out[m - 2]) if m > 1 else value
-        if s.shape[0] == 0 or work > WORK:
+        if s.shape[0] == 0 or work > WORK or m >= REPORTS:
             out[m:] = out[m - 1]
             break
     return out, work

@@ -46,6 +46,9 @@ STEPS = tuple(0.005 * 1.25**i for i in range(40))
 """Gaps ``ε' − ε`` tried for the step from ``δ(ε)`` to the tail at ``ε'`` (negative ``ε`` allowed)."""
 BLANKET_STEPS = tuple(range(12, 27, 2))
 """Indices into ``STEPS`` (gaps 0.07 … 1.1) where the graded blanket, slower, is also tried."""
+BLANKET_FLOOR = 1e-14
+"""Distances whose graded clone bound is already below this are not tried on the blanket (whose own
+rounding floor is about 1e-15): it could lower the bound only by about this much."""
 
 
 class TailBound(NamedTuple):
@@ -208,7 +211,7 @@ def tail_upper(n: int, bits: int, q: float, eps: float, *, blankets: bool = True
     start = len(BLANKET_STEPS) // 2
     for d in sorted(per_d, key=lambda k: -float(per_d[k].min())):
         values, graded = per_d[d], per_d[d].copy()
-        if blankets:
+        if blankets and float(values.min()) > BLANKET_FLOOR:
             start = blanket_search(n, bits, q, d, grid, factor, values, start, worst.bound)
         i = int(np.argmin(values))
         if values[i] > worst.bound:
