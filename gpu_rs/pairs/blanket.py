@@ -47,6 +47,8 @@ WORK = 1e8
 """Lattice cells times kernel points convolved per lattice; counts beyond reach use monotonicity."""
 NEGLIGIBLE = 1e-12
 """Blanket counts are convolved up to the one above which at most this mass of ``C`` lies."""
+MAGNITUDE = 300.0
+"""The blanket is not tried where ``L log(2p) + |ε|``, the log of ``h``'s range, exceeds this."""
 REPORTS = 2000
 """At most this many reports are convolved; larger counts are charged the last value (monotonicity)."""
 TAIL = 1e-16
@@ -185,8 +187,10 @@ def delta_upper(n: int, bits: int, q: float, d: int, eps: float, enough: float =
     standard deviation of ``h`` spans fewer than ``RATIO`` steps, and the finer lattice would
     still fit in ``WORK``. Every lattice's value is a bound; the least is returned.
     """
+    if bits * math.log(2.0 * (1.0 - q)) + abs(eps) > MAGNITUDE:
+        return 1.0  # h spans more than doubles can square: no blanket bound here
     gamma = blanket_probability(bits, q)
-    c_law = binomial(n - 1, gamma)
+    c_law = binomial(n - 1, gamma) if gamma > 0.0 else binomial(0, 0.5)  # γ below the smallest double: C = 0
     above = np.cumsum(c_law.pmf[::-1])[::-1]
     c_top = c_law.lo + int(np.argmax(above <= NEGLIGIBLE)) if above[-1] <= NEGLIGIBLE else c_law.hi
     h, w = report_values(bits, q, d, eps)
