@@ -211,7 +211,7 @@ def tail_upper(n: int, bits: int, q: float, eps: float, *, blankets: bool = True
     start = len(BLANKET_STEPS) // 2
     for d in sorted(per_d, key=lambda k: -float(per_d[k].min())):
         values, graded = per_d[d], per_d[d].copy()
-        if blankets and float(values.min()) > BLANKET_FLOOR:
+        if blankets and float(values.min()) > BLANKET_FLOOR and worst.bound < 1.0:  # else nothing can change
             start = blanket_search(n, bits, q, d, grid, factor, values, start, worst.bound)
         i = int(np.argmin(values))
         if values[i] > worst.bound:
