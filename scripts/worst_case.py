@@ -41,7 +41,8 @@ def iv(x):
 
 def calibrated(n, bits, ratio, eta, scope):
     try:
-        return f"{gpu_rs.calibrate(n, bits, ratio=ratio, eta=eta, scope=scope, backend=BACKEND).q:.5f}"
+        q = gpu_rs.calibrate(n, bits, ratio=ratio, eta=eta, scope=scope, backend=BACKEND, max_seconds=3600).q
+        return f"{q:.5f}"
     except gpu_rs.CalibrationError:
         return "none below 1/2"
 
@@ -140,8 +141,8 @@ def section_forward_calibration(out):
         "",
         f"The reverse order alone exceeds η at L = {', '.join(sorted({str(b) for b, _ in over}))}, by a factor "
         f"of {min(f for _, f in over):.1f} to {max(f for _, f in over):.0f}. For L ≥ 2 the lower end of "
-        '"every pair" is the best homogeneous background found (§5a) and the upper end the graded clone '
-        "bound (§8.1); the true maximum lies between them.",
+        '"every pair" is the best homogeneous background found (§5a) and the upper end the smaller of the '
+        "graded clone bound and the graded blanket (§8.1, §8.2); the true maximum lies between them.",
         "",
     ]
 
@@ -150,10 +151,11 @@ def section_seed(out):
     out += [
         "## 5. The proven upper end at the seed's settings",
         "",
-        'The clone bound is §4\'s; the upper end of `scope="all"` is its graded refinement (§8.1). '
+        'The clone bound is §4\'s; the upper end of `scope="all"` is the smaller of its graded refinement '
+        "(§8.1) and the graded blanket (§8.2). "
         "Calibrated q: the smallest q whose certified tail is at most η = 10⁻³ under each scope.",
         "",
-        '| N, L, q, λ | forward | reverse | clone bound (§4) | upper end of `scope="all"` (§8.1) '
+        '| N, L, q, λ | forward | reverse | clone bound (§4) | upper end of `scope="all"` (§8.1, §8.2) '
         "| calibrated q for η = 1e-3: forward / homogeneous / every pair |",
         "|---|---|---|---|---|---|",
     ]
@@ -186,16 +188,16 @@ def section_seed(out):
         f"the homogeneous pair's tail ({min(gain):.2f} to {max(gain):.2f} times below the clone bound), and "
         "the q it certifies for η = 10⁻³ is larger (more noise): the estimation error σ(d̂) grows by a factor "
         f"{min(c[3] for c in cost if c[1] == 5):.2f} to {max(c[3] for c in cost if c[1] == 5):.2f}. For L = 40 "
-        "at N = 10⁷ and the seed's q = 0.351 both bounds are near 1: the probability that a user is a clone, "
-        "p_d = 2 r^L/(1 + r^d), is about 10⁻¹¹, so there are no clones to hide among, and the graded bound "
-        "is what the changing user's own report allows."
+        "at N = 10⁷ and the seed's q = 0.351 the clone bound is 1: the probability that a user is a clone, "
+        "p_d = 2 r^L/(1 + r^d), is about 10⁻¹¹, so there are no clones to hide among; the upper end comes "
+        "from the graded blanket, whose (2q)^L N ≈ 7 uniform reports still hide the changing user (§8.4)."
         + (
             f" It certifies η = 10⁻³ from q = {n40[0][2]:.4f} on, at {n40[0][3]:.2f} times the estimation "
             "error of the homogeneous pair's q."
             if n40
             else ""
         )
-        + " §5a puts these bounds next to the best pair known, and §8 gives the finer (slower) graded blanket.",
+        + " §5a puts these bounds next to the best pair known, and §8 gives the proofs.",
         "",
     ]
 
@@ -208,7 +210,7 @@ PROOFS = r"""
 | `forward` | the seed's pair: D = N zero vectors, D_m = N − 1 zeros and one all-ones vector; S ~ A(D_m) | the engine, SPEC §4 | no |
 | `homogeneous` | that pair in both orders; the reverse order is S ~ A(D), ratio N / X′, tail P[X′ < N e^(−ε)] | the engine on a lower tail of N zero-vector atoms | no |
 | `all` (default), L = 1 | every neighbouring pair | certified maximum over every background (§3) | **yes** |
-| `all` (default), L ≥ 2 | every neighbouring pair | upper end: the graded clone bound (§8.1, never above the clone bound of §4); lower end: the largest tail over the homogeneous backgrounds (§5a), a certified tail of one named pair | **yes** (upper end) |
+| `all` (default), L ≥ 2 | every neighbouring pair | upper end: the smaller of the graded clone bound (§8.1, never above the clone bound of §4) and the graded blanket (§8.2); lower end: the largest tail over the homogeneous backgrounds (§5a), a certified tail of one named pair | **yes** (upper end) |
 
 Every result says which in its `scope` and `guarantee` fields; the CLI prints the guarantee.
 `pair_tail(D, D_m, q, eps)` gives the exact tail of any one small pair, and `worst_pairs` the
@@ -318,20 +320,21 @@ FINER = r"""
 `gpu_rs.pairs.reduction.tail_upper(n, bits, q, eps)` is a proven upper bound on P[R > e^ε] and
 on P[R ≥ e^ε] over every neighbouring pair, in both orders: the smaller of the graded clone bound
 (§8.1) and the graded blanket (§8.2), turned into a tail by §8.3. It assumes only the mechanism
-(each of the L bits flipped independently with probability q) and N users. The graded clone bound
-alone (`blankets=False`, under a second to a few seconds) is the upper end of `scope="all"`; the
-graded blanket takes 4–40 s and is not the default. Where they stand (§8.4):
+(each of the L bits flipped independently with probability q) and N users. It is the upper end of
+`scope="all"` for L ≥ 2, and so of `calibrate`: the graded blanket's lattice (§8.2, *Numerics*) now
+takes well under a second per tail at L = 5 and a few seconds at L = 8 to 40 (it took 4–40 s, §8.4).
+`blankets=False` gives the graded clone bound alone, for comparison. Where they stand (§8.4):
 
-- the graded clone bound is 1.03 to 1.27 times below the clone bound of §4 at the seed's L = 5 settings,
-  and near 1 at L ≥ 8 (0.86, 0.9993 and 0.9988 at L = 8, 16 and 40, N = 10⁷, λ = e²);
-- the graded blanket is 1.6 to 2.5 times below the clone bound at L = 5, and gives 0.53, 0.47 and 0.61 at
-  L = 8, 16 and 40, where the clone bound gives 0.86, 1 and 1. So the L = 40 target (below 1) is met,
-  but not by the default upper end.
+- the graded clone bound alone is 1.03 to 1.27 times below the clone bound of §4 at the seed's L = 5
+  settings, and near 1 at L ≥ 8 (0.86, 0.9993 and 0.9988 at L = 8, 16 and 40, N = 10⁷, λ = e²);
+- with the graded blanket the bound is 1.6 to 2.5 times below the clone bound at L = 5, and gives 0.43,
+  0.17 and 0.61 at L = 8, 16 and 40, where the clone bound gives 0.86, 1 and 1. So the L = 40 target
+  (below 1) is met by the default upper end.
 
-Neither reaches issue 23's 10× target: at the seed's three L = 5 settings the best proven bound is
-33, 85 and 10.1 times the best pair known (certified tails of homogeneous backgrounds), and about 450
-times the homogeneous pair at L = 40. §8.5 explains why no bound built this way can get much closer,
-and §8.6 what else was weighed. `reduction.delta_all(n, bits, q, eps)` is the matching bound on δ(ε)
+Issue 23's 10× target is not reached: at the seed's three L = 5 settings the upper end is 33, 85
+and 10.0 times the best pair known (certified tails of homogeneous backgrounds), 81 and 12 times at
+L = 8 and 16, and about 450 times the homogeneous pair at L = 40. §8.5 explains why no bound built
+this way can get much closer, and §8.6 what else was weighed. `reduction.delta_all(n, bits, q, eps)` is the matching bound on δ(ε)
 (SPEC §1.2).
 
 Notation as in §4: x → x′ at Hamming distance d, T the d changed bits, U the other L − d,
@@ -407,17 +410,32 @@ uniform law, so the bound holds in both orders. Adding a uniform report is a pos
 so δ_m is nonincreasing in m.
 
 *Numerics* (`pairs/blanket.py`):
-- Every h is rounded **up** onto a lattice, which can only raise (·)_+. Rounding adds at most
-  one step to δ_m, because (·)_+ is 1-Lipschitz and δ_m divides by m. The step is at most 2·10⁻³
-  and at most 1/4000 of the range of h.
-- Relative errors of the convolutions and of the final positive sum are applied outwards.
-- Counts beyond the lattice's reach are charged the last value, by monotonicity.
-- *Clipping.* The range of h is about (2p)^L(1 + e^ε), which at L = 40 is 3·10⁵ wide. Where it
-  spans more than 10⁵ steps, h is clipped to [−H, H] and E_U[(h − H)_+] is added to δ_m. This is
-  valid because (Σ h_j)_+ ≤ (Σ min(h_j, H))_+ + Σ (h_j − H)_+, and raising the values below −H
-  to −H can only raise (·)_+. H is chosen among the values of h to minimize the added mean plus
-  the step, with 15,000 steps across [−H, H]. At L = 40, d = 40 the added mean is 0.017 and the
-  step 0.018.
+- Every value h of a report is *spread* onto the two lattice points around it, with weights whose
+  mean is at least h (the weight of the upper point is rounded up by 10⁻⁶ of a step). The function
+  (Σ_j h_j)_+ is convex and increasing in each h_j, so by Jensen's inequality, given the reports,
+  the lattice's E[(Σ_j ĥ_j)_+] is at least (Σ_j h_j)_+: the lattice can only raise δ_m. The spread
+  adds independent noise of variance at most s²/4 per report (s the step), so it adds at most
+  E|noise|/m ≤ s/(2√m) to δ_m, and in practice a second-order amount (about s²g/8, g the density of
+  Σ h at 0). So the lattice can be coarse: 256 steps across the range of h, refined 4-fold (up to
+  4096 steps) only while the bound could still decide the maximum over d, a standard deviation of h
+  spans fewer than 32 steps, and the convolutions stay within 10⁸ cell-points. (Before, every h was
+  rounded *up* with steps of at most 2·10⁻³, which adds up to a step to δ_m, and up to 1.5·10⁸
+  cell-points per (d, ε) limited how many blanket counts the lattice reached.)
+- The law of the sum is kept short, and none of these steps can lower a bound. Mass at a point v
+  from which even the largest remaining reports cannot make the sum positive is dropped (exact).
+  Every 4 reports, the lowest points holding at most 10⁻¹⁶ of mass are moved up to the next point
+  (raising a sum can only raise (·)_+), and the highest points holding at most 10⁻¹⁶ are moved down
+  to the point t below them while Σ P(v)(v − t) is added to every later E[(Σ h)_+], since
+  (v + F)_+ ≤ (v − t) + (t + F)_+ for v ≥ t.
+- Relative errors of the convolutions, of the moves and of the final positive sum are applied outwards.
+- Counts beyond the lattice's reach (the work limit, 2000 reports, or the count above which at most
+  10⁻¹² of C lies) are charged the last value, by monotonicity.
+- *Clipping.* The range of h is about (2p)^L(1 + e^ε), which at L = 40 is 3·10⁵ wide. h is clipped
+  to [−H, H] and E_U[(h − H)_+] is added to δ_m. This is valid because (Σ h_j)_+ ≤ (Σ min(h_j, H))_+ +
+  Σ (h_j − H)_+, and raising the values below −H to −H can only raise (·)_+. H is chosen among the
+  values of |h| to minimize the added mean, plus E_U[(−H − h)_+] (what raising the low values can
+  cost), plus the spread's estimated cost s²/(8σ√(2π)) (σ the standard deviation of the clipped h).
+  Where H is the largest |h| nothing is clipped (at L ≤ 5 always).
 
 *Shared mass can only help.* Suppose every M(y) contains a measure μ′ ≥ μ. The view that makes
 μ anonymous is at least as informative as the view that makes μ′ anonymous: from the former,
@@ -449,8 +467,10 @@ by duality with its trade-off curve. So the step loses nothing beyond the reduct
 gpu_rs takes the minimum over 40 gaps ε′ − ε from 0.005 to 30; negative ε are allowed and help
 where the local randomizer dominates. The graded blanket is tried on up to 8 of those gaps,
 walking from the gap that served the last distance and stopping once the distance cannot decide
-the maximum. The bound is then max over d of min over ε; each pair has one d, so this order of
-max and min is valid.
+the maximum; where the coarse lattice already shows that a distance cannot exceed the running
+maximum, it is not refined, and distances whose graded clone bound is already below 10⁻¹⁴ are not
+tried (the blanket's own rounding floor is about 10⁻¹⁵). The bound is then max over d of min over ε;
+each pair has one d, so this order of max and min is valid.
 
 A distance with d·log(p/q) < ε′ is skipped. Every report's likelihood ratio is at most (p/q)^d,
 and the ratio of the shuffled output is an average of those (it equals E_D[ℓ(Z_J) | S]), so it
@@ -460,51 +480,62 @@ never reaches e^{ε′}.
 
 The best pair known is the largest certified tail over the homogeneous backgrounds (§5a; its
 lower end; where the background is not the seed's pair it is named below the table). The clone
-bound is §4's; the graded clone bound (§8.1) is the upper end of `scope="all"`; the graded
-blanket column is `reduction.tail_upper` (the smaller of both, §8.2), and the last column divides
-it by the best pair known.
+bound is §4's; "graded clone" is §8.1 alone (`reduction.tail_upper(..., blankets=False)`); the
+upper end of `scope="all"` is `reduction.tail_upper` (the smaller of §8.1 and the graded blanket,
+§8.2, with the distance d that attains it), and "ratio" divides it by the best pair known. "Before"
+is the graded blanket with the earlier rounded-up lattice (§8.2, *Numerics*). Seconds are CPU
+seconds of one `reduction.tail_upper` call (the least of two runs, on a shared 2-core machine;
+wall-clock time was 1–4 times that while other jobs ran).
 
-| N, L, q, λ | homogeneous pair (both orders) | best pair known | clone bound (§4) | graded clone (§8.1) | graded blanket (§8.2) | ratio |
-|---|---|---|---|---|---|---|
-| 1,000, 5, 0.2446, 2 | [0.007065, 0.00707] | 0.007065 (the seed's pair) | 0.5847 | 0.4591 | 0.2313 (d = 5) | 33 |
-| 1,000, 5, 0.1692, e² | [0.003705, 0.003708] | 0.006344 (a) | 0.868 | 0.8156 | 0.5368 (d = 5) | 85 |
-| 5,000, 5, 0.1778, 2 | [0.04269, 0.04273] | 0.04476 (a) | 0.7202 | 0.6743 | 0.450 (d = 5) | 10.1 |
-| 10⁷, 8, 0.105 (3σ rule), e² | [0.004357, 0.004359] | 0.005328 (b) | 0.8631 | 0.859 | 0.529 (d = 4) | 99 |
-| 10⁷, 16, 0.2348 (3σ rule), e² | [0.01466, 0.01466] | 0.01466 (the seed's pair) | 1 | 0.9993 | 0.474 (d = 8) | 32 |
-| 10⁷, 40, 0.351, e² | [0.001337, 0.001338] | 0.001337 (the seed's pair; family not searched) | 1 | 0.9988 | 0.606 (d = 40) | 453 |
+| N, L, q, λ | homogeneous pair (both orders) | best pair known | clone bound (§4) | graded clone (§8.1) | upper end of `scope="all"` | ratio | before | seconds: before → now |
+|---|---|---|---|---|---|---|---|---|
+| 1,000, 5, 0.2446, 2 | [0.007065, 0.00707] | 0.007065 (the seed's pair) | 0.5847 | 0.4591 | 0.2304 (d = 5) | 33 | 0.2313 | 4.2 → 0.20 |
+| 1,000, 5, 0.1692, e² | [0.003705, 0.003708] | 0.006344 (a) | 0.868 | 0.8156 | 0.5365 (d = 5) | 85 | 0.5368 | 2.8 → 0.07 |
+| 5,000, 5, 0.1778, 2 | [0.04269, 0.04273] | 0.04476 (a) | 0.7202 | 0.6743 | 0.4489 (d = 5) | 10.0 | 0.4501 | 4.8 → 0.18 |
+| 10⁷, 8, 0.105 (3σ rule), e² | [0.004357, 0.004359] | 0.005328 (b) | 0.8631 | 0.859 | 0.4309 (d = 8) | 81 | 0.529 | 9.3 → 0.32 |
+| 10⁷, 16, 0.2348 (3σ rule), e² | [0.01466, 0.01466] | 0.01466 (the seed's pair) | 1 | 0.9993 | 0.1742 (d = 16) | 12 | 0.474 | 11.2 → 1.2 |
+| 10⁷, 40, 0.351, e² | [0.001337, 0.001338] | 0.001337 (the seed's pair; family not searched) | 1 | 0.9988 | 0.6065 (d = 40) | 454 | 0.6061 | 12.4 → 1.9 |
 
 (a) 999 or 4999 users at 00011, the user changing 00000 → 11100 (the Monte Carlo of issue 23 gave
 0.0063, 99.99 % CI [0.00608, 0.00652], and 0.0454 for these). (b) 10⁷ − 1 users at 00111111, the
 user changing 00000000 → 11000000 (156 members, 3 s).
 
-At L = 8 and 16, q comes from the seed's 3σ rule at N = 10⁷, λ = e². There the clones are few (p_d N ≈ 0.7 and ≈ 0.1), and the
-gain comes from the blanket: (2q)^L N ≈ 38 and 56 blanket users. At L = 40 and q = 0.351
-the blanket holds about 7 users (p_d N ≈ 4·10⁻⁴ clones). The bound 0.606 (δ(0.94) ≤ 0.396 at
-d = 40) is below 1 as the issue asks, and no longer trivial. Without the blanket it would be
-0.9988, which is what the changing user's own report allows. With q = 0.351 at L = 8 and 16,
-every bound sits at its rounding floor (≈ 10⁻¹⁵; 10⁵ and 10³ clones).
+At L = 8 and 16, q comes from the seed's 3σ rule at N = 10⁷, λ = e². There the clones are few
+(p_d N ≈ 0.7 and ≈ 0.1), and the gain comes from the blanket: (2q)^L N ≈ 38 and 56 blanket users.
+The earlier lattice reached only about 25 blanket counts at L = 16 within its work limit and charged
+the larger counts the 25th value, hence 0.474 then and 0.174 now. The lattice is now close to the
+reduced pair itself: a Monte Carlo of the reduced pair (`oracles_pairs.reduced_delta_mc`, 10⁵
+samples; not a bound) gives δ(0.94) = 0.1463 ± 0.0008 at L = 16, d = 16, against the certified
+0.1464, and 0.2133 ± 0.0009 at L = 8, d = 8, ε = 1.32, against 0.2126 (within 1 standard error). At
+L = 40 and q = 0.351 the blanket holds about 7 users (p_d N ≈ 4·10⁻⁴ clones). The bound 0.6065
+(δ(0.94) ≤ 0.3961 at d = 40) is below 1 as the issue asks, and no longer trivial. Without the
+blanket it would be 0.9988, which is what the changing user's own report allows. It is 0.05 % above
+the earlier lattice's 0.6061: there h spans 3·10⁵ and is clipped, and 4096 steps across [−H, H]
+lose slightly more than the earlier 15,000 (the only setting where the new lattice is looser).
+With q = 0.351 at L = 8 and 16, every bound sits at its rounding floor (≈ 10⁻¹⁵; 10⁵ and 10³ clones).
 
-What this buys in calibration: the q that certifies η = 10⁻³ for every pair, by bisection to
-5·10⁻⁴ on this bound:
-- N = 1000, L = 5, λ = 2: q = 0.3123, against 0.3271 for the graded clone bound (the upper end
-  of `scope="all"`, §5), 0.3514 for the clone bound and 0.2585 for the homogeneous pair.
-- N = 10⁷, L = 40, λ = e²: q = 0.4126, against 0.4126, 0.4151 and 0.3545.
-
-At L = 40 the gain is small, because the tail falls steeply in q only once the blanket grows.
+What this buys in calibration: `calibrate` now certifies η = 10⁻³ for every pair from the q in
+§5's last column, e.g. q = 0.3039 at N = 1000, L = 5, λ = 2 (0.3271 with the graded clone bound alone,
+0.3514 with the clone bound, 0.2585 for the homogeneous pair), and q = 0.3754 at N = 10⁷, L = 40,
+λ = e² (0.4126, 0.4151 and 0.3545). The earlier lattice, by bisection on its bound, gave 0.3123 and
+0.4126: at L = 40 it reached at most about 30 blanket counts, while at q ≈ 0.375 the blanket holds
+about 100 users ((2q)^40 · 10⁷). A Monte Carlo of the reduced pair at q = 0.3754, ε = 1.72 (4·10⁴
+samples; not a bound) gives δ = 2.1·10⁻⁴ ± 0.4·10⁻⁴ at d = 25, against the certified 2.4·10⁻⁴.
 
 Reproduce with `python -c "from gpu_rs.pairs import reduction; print(reduction.tail_upper(1000, 5, 0.2446, 0.6931))"`.
-Each setting takes 7–13 s at L = 5 and 26–36 s at L = 8, 16 and 40 on 2 busy cores; almost
-all of it is the blanket lattice.
-`blankets=False` gives the graded clone bound alone (0.459, 0.816, 0.674 at the three L = 5
-settings) in under a second.
+`blankets=False` gives the graded clone bound alone.
 
 Tests (`tests/test_reduction.py`):
-- both reductions against exact enumeration of the reduced pairs (`oracles_pairs.reduced_delta`);
+- both reductions against exact enumeration of the reduced pairs (`oracles_pairs.reduced_delta`),
+  the graded blanket within s/2 of the exact δ (s the coarse lattice's step);
+- the graded blanket against a float oracle of the earlier rounded-up lattice (step 2·10⁻³, FFT):
+  above its lower bracket and at most 0.1 % above its upper end (N = 200 to 1000, L = 3 to 5);
 - the δ bound against the exact δ of every pair, in both orders, for N = 3, L = 3 and N = 4,
   L = 2;
 - the tail bound against `worst_pairs` (N ≤ 6, L = 2, 3);
 - the tail bound against exact homogeneous-background tails at N = 10, L = 3;
-- the clipped blanket lattice against exact enumeration (L = 8, 14);
+- the clipped blanket lattice against exact enumeration (L = 8, 14), at the level chosen and at a
+  quarter of the largest h;
 - `delta_all` against the exact δ of every pair of small populations, and below the clone bound's δ;
 - the tail bound never above the clone bound, and at least 2 times below it at N = 200, L = 3.
 
@@ -515,7 +546,7 @@ Tests (`tests/test_reduction.py`):
   the blanket holds about 28 users. The changing user then hides among about 28 uniform reports
   and not among 1000, and the bound stays near 0.23. The δ → tail step is exact for the reduced
   pair (§8.3), so no decomposition with one shared component comes within 10× of the best pair
-  known at the first two L = 5 settings (33× and 85×). At the third it is 10.1× (9.9× against the
+  known at the first two L = 5 settings (33× and 85×). At the third it is 10.0× (9.9× against the
   Monte Carlo estimate of issue 23). It is the method class, not the numerics, that stops here.
 - **L = 40.** A Monte Carlo of the graded blanket (`oracles_pairs.reduced_delta_mc`, not a
   bound; 2·10⁴ samples) gives δ(1) ≈ 0.378 ± 0.003 at d = 40, N = 10⁷, q = 0.351. The certified
@@ -580,9 +611,8 @@ Tests (`tests/test_reduction.py`):
   0.510, 0.820, 0.684 at L = 5 (graded clone
   0.459, 0.816, 0.674), 0.859 at L = 8 (0.859), 0.978 at L = 16 (0.9993) and 0.945 at L = 40
   (0.9988), each 2–9 s. It beats the graded clone bound only at L ≥ 16, where both are near 1, and
-  the graded blanket beats it everywhere (0.23 … 0.61). Not implemented in the product: it would
-  not change any answer of `reduction.tail_upper`, and as the default it would move the L = 40
-  upper end from 0.9988 to 0.945 at twice the cost.
+  the graded blanket beats it everywhere (0.17 … 0.61). Not implemented in the product: it would
+  not change any answer of `reduction.tail_upper`, the default upper end.
 - **Takagi and Liew 2026 (arXiv 2601.19154)**: their *blanket divergence*, with blanket density
   inf_x R_x(z) and, in its size-biased form, M ~ 1 + Bin(N − 1, γ) reports from the normalised
   blanket, is exactly the graded blanket of §8.2
@@ -598,8 +628,8 @@ FAMILY_READING = """\
 For L = 40 the family (11 480 members) is not searched by `scope="all"`: its screening is estimated at
 about 4 minutes (each member's Chernoff bound costs about 20 ms), over the 30 s allowed per tail query,
 so the lower end there is the seed's pair, and the answer says so. L ≤ 8 takes at most about 20 s at any
-N measured (N = 1000 to 10⁷). The graded blanket is not the default upper end because it takes 4–13 s per
-tail at L = 5 and 25–40 s at L ≥ 8 (2 busy cores), and `calibrate` needs dozens of tails (§8.4).
+N measured (N = 1000 to 10⁷). The graded blanket is part of the default upper end since its lattice takes
+0.1–0.2 s of CPU per tail at L = 5 and 0.3–2 s at L = 8 to 40 (§8.4; it took 3–12 s).
 """
 HETEROGENEOUS_READING = """\
 So the family's maximum is **not** the maximum over every pair: mixed backgrounds (zeros and ones, as for
@@ -626,12 +656,13 @@ def section_family(out):
         "skipped: they cannot win).",
         "",
         "Two proven upper bounds over every pair sit beside the best pair known: the upper end of "
-        '`scope="all"` (the graded clone bound, §8.1, under a second to a few seconds), and the finer '
-        "graded blanket of §8.2 (`reduction.tail_upper(n, bits, q, eps)`, 4–40 s, not the default). "
+        '`scope="all"` (the smaller of the graded clone bound, §8.1, and the graded blanket, §8.2), and the '
+        "graded clone bound alone (`reduction.tail_upper(n, bits, q, eps, blankets=False)`, the upper end "
+        "before the blanket was fast enough to be the default). "
         "The ratio columns divide each by the lower end of the best pair known.",
         "",
         "| N, L, q, λ | best homogeneous background (y; x → x′) | its tail | seed's pair (larger order) "
-        '| upper end of `scope="all"` | ratio | best proven bound (§8.2) | ratio |',
+        '| upper end of `scope="all"` | ratio | graded clone bound alone (§8.1) | ratio |',
         "|---|---|---|---|---|---|---|---|",
     ]
     rows = [
@@ -655,7 +686,7 @@ def section_family(out):
             where = f"{w[5].rstrip(',')}; {w[9]} → {w[11].rstrip(',')}"
         else:
             where = "the seed's pair" + ("" if "not searched" not in a.worst else " (family not searched: over 30 s)")
-        finest = min(a.upper, reduction.tail_upper(n, bits, q, math.log(ratio)).bound)
+        finest = min(1.0, reduction.tail_upper(n, bits, q, math.log(ratio), blankets=False).bound)
         ratio_s = f"{a.upper / best.lower:.3g}" if best.lower > 0 else "—"
         fine_s = f"{finest / best.lower:.3g}" if best.lower > 0 else "—"
         out.append(
@@ -674,9 +705,9 @@ def section_family(out):
             for n, b, q, lam, best, seed, _, _ in beat
         )
         + ". Elsewhere in the table no member beats the seed's pair. At the seed's L = 5 settings the upper end "
-        f'of `scope="all"` is {min(r[6] / r[4] for r in l5):.0f} to {max(r[6] / r[4] for r in l5):.0f} times '
-        f"the best pair known, and the best proven bound {min(r[7] / r[4] for r in l5):.1f} to "
-        f"{max(r[7] / r[4] for r in l5):.0f} times; issue 23 asked for 10×.",
+        f'of `scope="all"` is {min(r[6] / r[4] for r in l5):.1f} to {max(r[6] / r[4] for r in l5):.0f} times '
+        f"the best pair known (the graded clone bound alone {min(r[7] / r[4] for r in l5):.0f} to "
+        f"{max(r[7] / r[4] for r in l5):.0f} times); issue 23 asked for 10×.",
         "",
         FAMILY_READING,
         "",

@@ -34,7 +34,21 @@ def test_graded_blanket_delta_against_the_exact_reduced_pair(n, bits, d, q):
         got = blanket.delta_upper(n, bits, q, d, eps)
         lo, hi = op.reduced_delta(n, bits, d, q, [eps], kind="blanket")
         assert got >= lo[0] - 1e-12
-        assert got <= hi[0] + 2.0 * blanket.STEP + 1e-9, (eps, got, hi)
+        # the spread adds noise of variance <= m s^2 / 4 to the sum: at most s / 2 to each delta_m
+        h, w = blanket.report_values(bits, q, d, eps)
+        kern = blanket.spread(h, w, blanket.clip_level(h, w, blanket.CELLS[0]), blanket.CELLS[0])
+        assert got <= hi[0] + kern.step / 2.0 + kern.added + 1e-9, (eps, got, hi)
+
+
+@pytest.mark.parametrize(
+    ("n", "bits", "d", "q", "eps"), [(200, 3, 3, 0.25, 0.5), (1000, 5, 5, 0.2446, 0.416), (300, 4, 2, 0.2, 0.9)]
+)
+def test_spread_lattice_against_the_rounded_up_lattice(n, bits, d, q, eps):
+    # the earlier lattice rounded every h up to a step of 2e-3: a float oracle of it (FFT)
+    # brackets delta; the spread must stay above its lower end and not exceed its upper end
+    got = blanket.delta_upper(n, bits, q, d, eps)
+    lo, hi = op.reduced_delta_grid(n, bits, d, q, [eps], kind="blanket", step=2e-3)
+    assert lo[0] - 1e-9 <= got <= hi[0] * (1.0 + 1e-3) + 1e-9, (got, lo, hi)
 
 
 def _every_pair(n, bits):
@@ -98,16 +112,19 @@ def test_distances_whose_ratio_cannot_exceed_the_threshold_are_skipped():
 
 @pytest.mark.parametrize(("bits", "d", "q", "eps"), [(8, 8, 0.05, 0.5), (8, 4, 0.05, 0.5), (14, 14, 0.25, 2.0)])
 def test_clipped_blanket_against_exact_enumeration(bits, d, q, eps):
-    # (2p)^L (1 + e^eps) spans more than 1e5 lattice steps: h is clipped to [-H, H] (and
-    # E[(h - H)_+] added), with 15000 steps across
-    keys, _, step, _, added = blanket.kernel(bits, q, d, eps)
-    assert int(keys[-1] - keys[0]) <= blanket.CLIPPED_CELLS + 2
-    got = blanket.deltas(bits, q, d, eps, 4)
+    # h clipped to [-H, H] (E[(h - H)_+] added): at the level chosen, and at a quarter of max h
+    h, w = blanket.report_values(bits, q, d, eps)
     types = op.reduced_types(bits, d, q, "blanket")
-    for m in range(1, 5):
-        exact = float(op._delta_m_exact(types, m, [math.exp(eps)])[0])
-        assert exact <= got[m - 1] + 1e-12
-        assert got[m - 1] <= exact + step + added + 1e-9, (m, got[m - 1], exact)
+    for level in (blanket.clip_level(h, w, blanket.CELLS[0]), 0.25 * float(h.max())):
+        kern = blanket.spread(h, w, level, blanket.CELLS[0])
+        assert kern.added > 0.0 or level >= float(h.max())
+        got, _ = blanket.deltas(kern, 4)
+        for m in range(1, 5):
+            exact = float(op._delta_m_exact(types, m, [math.exp(eps)])[0])
+            assert exact <= got[m - 1] + 1e-12
+            # clipping below -H loosens by at most E[(-H - h)_+]
+            slack = kern.step / 2.0 + kern.added + float(np.dot(w, np.maximum(-level - h, 0.0)))
+            assert got[m - 1] <= exact + slack + 1e-9, (m, got[m - 1], exact)
 
 
 @pytest.mark.parametrize(("n", "bits", "q", "eps"), [(4, 2, 0.2, 0.3), (3, 3, 0.15, 0.8)])

@@ -15,17 +15,20 @@ where ``δ_m`` is the divergence of the changing user's report among ``m − 1``
 ``f = M(x)/U``, ``f' = M(x')/U``. With ``a`` ones among the unchanged bits and ``b`` among the
 changed ones (``x`` read as zeros), ``f = (2p)^L r^(a + b)`` and ``f' = (2p)^L r^(a + d − b)``.
 The pair is symmetric (flipping the changed bits swaps ``f`` and ``f'`` and keeps ``U``), so
-the bound holds in both orders. Rounding every ``h`` up to a lattice of step ``s`` can only
-raise ``δ_m`` (by at most ``s``), and ``δ_m`` does not increase with ``m`` (one more uniform
-report is a post-processing), so counts beyond the lattice's reach are charged the last
-value computed. Where the range of ``h`` is too wide (large ``L``), ``h`` is clipped to
-``[−H, H]`` and ``E[(h − H)_+]`` added (see :func:`kernel`). The derivation is in
-docs/worst-case.md (§8.2, "The graded blanket").
+the bound holds in both orders. Each value of ``h`` is moved onto the two lattice points
+around it, with weights whose mean is at least ``h`` (a mean-preserving spread, pushed up by
+a hair): ``(·)_+`` is convex and increasing, so by Jensen's inequality this can only raise
+``δ_m``, and it adds only a second-order amount, so the lattice can be coarse (``CELLS``
+steps). ``δ_m`` does not increase with ``m`` (one more uniform report is a post-processing),
+so counts beyond the lattice's reach are charged the last value computed. Where the range of
+``h`` is wide (large ``L``), ``h`` is clipped to ``[−H, H]`` and ``E[(h − H)_+]`` added (see
+:func:`spread`). The derivation is in docs/worst-case.md (§8.2, "The graded blanket").
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -33,18 +36,36 @@ from gpu_rs.common.floats import UNIT
 from gpu_rs.engine.atoms import log_r
 from gpu_rs.pairs.counts import OUTSIDE, binomial
 
-CELLS = 4e3
-"""Lattice steps across one report's range of ``h`` (the step is also at most ``STEP``)."""
-MAX_CELLS = 1e5
-"""Lattice steps across one report's range of ``h`` beyond which ``h`` is clipped (see :func:`kernel`)."""
-CLIPPED_CELLS = 1.5e4
-"""Lattice steps across the clipped range."""
-STEP = 2e-3
-"""Largest lattice step: it bounds what rounding adds to ``δ_m``."""
-WORK = 1.5e8
-"""Lattice cells convolved per ``(d, ε)``; counts beyond reach use monotonicity."""
+CELLS = (256, 4096)
+"""Lattice steps across one report's (clipped) range of ``h``: the first lattice, and the finest
+(each refinement has 4 times the steps of the one before)."""
+RATIO = 32.0
+"""Refinement stops once a standard deviation of one report's ``h`` spans this many steps."""
+SLACK = 1e-6
+"""Slack, in lattice steps, covering the float error of ``h / step``; it raises the spread's mean."""
+WORK = 1e8
+"""Lattice cells times kernel points convolved per lattice; counts beyond reach use monotonicity."""
 NEGLIGIBLE = 1e-12
 """Blanket counts are convolved up to the one above which at most this mass of ``C`` lies."""
+MAGNITUDE = 300.0
+"""The blanket is not tried where ``L log(2p) + |ε|``, the log of ``h``'s range, exceeds this."""
+REPORTS = 2000
+"""At most this many reports are convolved; larger counts are charged the last value (monotonicity)."""
+TAIL = 1e-16
+"""Mass at either end of the sum's law moved inwards every ``MOVE_EVERY`` reports (see :func:`deltas`)."""
+MOVE_EVERY = 4
+
+
+class Kernel(NamedTuple):
+    """One report's ``h`` on the lattice: ``P(h = keys[i] · step) = weights[i]`` (after the spread)."""
+
+    keys: np.ndarray
+    weights: np.ndarray
+    step: float
+    rel: float
+    """Relative error bound of each weight."""
+    added: float
+    """``E[(h − H)_+]``, added to every ``δ_m`` for the clipping (0 without clipping)."""
 
 
 def blanket_probability(bits: int, q: float) -> float:
@@ -52,93 +73,137 @@ def blanket_probability(bits: int, q: float) -> float:
     return (2.0 * q) ** bits * (1.0 - 4.0 * (bits + 2) * UNIT)
 
 
-def clip_level(h: np.ndarray, w: np.ndarray) -> float:
-    """The level ``H`` minimising what clipping and rounding add, ``E[(h − H)_+]`` plus the step.
+def clip_level(h: np.ndarray, w: np.ndarray, cells: int) -> float:
+    """The level ``H`` minimising the cost of clipping ``h`` to ``[−H, H]`` plus an estimate of what the spread adds.
 
-    The candidates are the positive values of ``h`` (the largest one means no clipping above).
+    Clipping above adds ``E[(h − H)_+]``; raising the values below ``−H`` loosens by at most
+    ``E[(−H − h)_+]`` (``(·)_+`` is 1-Lipschitz). Spreading onto a lattice of step ``s`` adds
+    noise of variance at most ``s²/4`` per report, which raises ``E[(Σ h)_+] / m`` by about
+    ``s² g / 8``, ``g`` the density of ``Σ h`` at 0, estimated by ``1/(σ √(2π))``, with ``s`` the
+    range over ``cells``. The candidates are the values of ``|h|`` (the largest one means no clipping). Any
+    level gives a valid bound; this only picks one.
     """
-    best, arg = math.inf, float(h.max())
-    for level in np.sort(h[h > 0])[::-1]:
-        step = max(STEP, (float(level) + min(float(level), -float(h.min()))) / CLIPPED_CELLS)
-        cost = float(np.dot(w, np.maximum(h - level, 0.0))) + step
-        if cost < best:
-            best, arg = cost, float(level)
-    return arg
+    levels = np.unique(np.abs(h))[::-1, None]
+    clipped = np.clip(h[None, :], -levels, levels)
+    step = (clipped.max(axis=1) - clipped.min(axis=1)) / cells
+    sigma = np.sqrt(np.maximum(clipped**2 @ w - (clipped @ w) ** 2, 1e-300))
+    cost = np.abs(h[None, :] - clipped) @ w + step * step / (8.0 * sigma * math.sqrt(2.0 * math.pi))
+    return float(levels[int(np.argmin(cost)), 0])
 
 
-def kernel(bits: int, q: float, d: int, eps: float) -> tuple[np.ndarray, np.ndarray, float, float, float]:
-    """Lattice indices of ``h`` (clipped, rounded up), their uniform weights, the step, the weights'
-    relative error, and the bound ``E[(h − H)_+]`` that clipping adds to ``δ_m``.
-
-    ``(Σ h_j)_+ <= (Σ min(h_j, H))_+ + Σ (h_j − H)_+`` and raising values below ``−H`` to ``−H``
-    can only raise ``(·)_+``, so the clipped lattice plus the added mean is an upper bound.
-    """
+def report_values(bits: int, q: float, d: int, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """Upper bounds on the values of one report's ``h`` (one per ``(a, b)``), and their exact uniform weights."""
     lr, p = log_r(q), 1.0 - q
     a = np.arange(bits - d + 1)[:, None]
     b = np.arange(d + 1)[None, :]
     base = bits * math.log(2.0 * p)
     f0 = np.exp(base + (a + b) * lr)
     f1 = np.exp(base + (a + d - b) * lr)
-    h = (f1 - math.exp(eps) * f0).ravel()
-    # exp, log and the products above err by a few ulp of values at most (2p)^L (1 + e^ε) in size.
+    # exp, log and the products below err by a few ulp of values at most (2p)^L (1 + e^ε) in size.
     slack = 64.0 * UNIT * (1.0 + bits * abs(lr) + abs(base)) * float(np.max(f1 + math.exp(eps) * f0))
     counts = [math.comb(bits - d, i) * math.comb(d, j) for i in range(bits - d + 1) for j in range(d + 1)]
     w = np.array(counts, dtype=float) / 2.0**bits  # exact: integers below 2^53, a power of 2
-    added = 0.0
-    step = min(STEP, float(h.max() - h.min()) / CELLS)
-    if float(h.max() - h.min()) > MAX_CELLS * step and float(h.max()) > 0.0:
-        level = clip_level(h + slack, w)
-        added = float(np.dot(w, np.maximum(h + slack - level, 0.0))) * (1.0 + 4.0 * w.shape[0] * UNIT)
-        h = np.clip(h, -level, level)
-        step = max(STEP, float(h.max() - h.min()) / CLIPPED_CELLS)
-    idx = np.ceil((h + slack) / step).astype(np.int64)
+    return (f1 - math.exp(eps) * f0).ravel() + slack, w
+
+
+def spread(h: np.ndarray, w: np.ndarray, level: float, cells: int) -> Kernel:
+    """``h`` clipped to ``[−level, level]`` and spread onto ``cells`` lattice steps across its range.
+
+    ``(Σ h_j)_+ <= (Σ min(h_j, H))_+ + Σ (h_j − H)_+`` and raising values below ``−H`` to ``−H``
+    can only raise ``(·)_+``, so the clipped lattice plus the added mean is an upper bound.
+    A value ``x`` steps above ``i − 1`` goes to ``i`` with weight ``θ >= x − (i − 1)`` and to
+    ``i − 1`` with ``1 − θ``: mean at least ``x``.
+    """
+    added = float(np.dot(w, np.maximum(h - level, 0.0))) * (1.0 + 4.0 * w.shape[0] * UNIT)
+    h = np.clip(h, -level, level)
+    magnitude = float(np.max(np.abs(h)))
+    step = max(float(h.max() - h.min()) / cells, 1e-7 * magnitude, 1e-300)
+    x = h / step  # errs by at most UNIT |x| <= 1e7 UNIT, far below SLACK
+    upper = np.ceil(x + SLACK)
+    theta = np.minimum(1.0, x - (upper - 1.0) + SLACK)
+    idx = np.concatenate([upper - 1.0, upper]).astype(np.int64)
     keys, inverse = np.unique(idx, return_inverse=True)
     merged = np.zeros(keys.shape[0])
-    np.add.at(merged, inverse, w)
-    return keys, merged, step, 4.0 * UNIT * w.shape[0], added
+    np.add.at(merged, inverse, np.concatenate([w * (1.0 - theta), w * theta]))
+    keep = merged > 0.0
+    return Kernel(keys[keep], merged[keep], step, 4.0 * UNIT * (w.shape[0] + 2), added)
 
 
-def deltas(bits: int, q: float, d: int, eps: float, m_max: int) -> np.ndarray:
-    """Upper bounds on ``δ_m(ε)`` for ``m = 1 … m_max`` (row ``m − 1``), each capped by the one before."""
-    keys, w, step, rel_w, added = kernel(bits, q, d, eps)
-    lo, span = int(keys[0]), int(keys[-1] - keys[0])
+def deltas(kern: Kernel, m_max: int) -> tuple[np.ndarray, int]:
+    """Upper bounds on ``δ_m(ε)`` for ``m = 1 … m_max`` (row ``m − 1``), each capped by the one before,
+    and the cells times kernel points convolved.
+
+    Three steps keep the law of the sum short, none of which can lower a bound:
+    - mass at a point ``v`` with ``v + (m_max − m) · max(keys) <= 0`` after ``m`` reports can never
+      make ``(Σ h)_+`` positive for any ``m' <= m_max``: it is dropped (exact);
+    - every ``MOVE_EVERY`` reports, the lowest points holding at most ``TAIL`` of mass are moved up
+      to the next one (raising a sum can only raise ``(·)_+``);
+    - the highest points holding at most ``TAIL`` are moved down to the point ``t`` below them,
+      and ``Σ P(v) (v − t)`` is added to every later ``E[(Σ h)_+]``: ``(v + F)_+ <= (v − t) + (t + F)_+``.
+    Once ``WORK`` is spent, or after ``REPORTS`` reports, the remaining rows repeat the last (``δ_m``
+    does not increase with ``m``).
+    """
+    keys, w, step = kern.keys, kern.weights, kern.step
+    lo, hi = int(keys[0]), int(keys[-1])
     shift = keys - lo
-    s = np.ones(1)
+    s, first = np.ones(1), 0  # the law of the sum on lattice points first, first + 1, ...
     out = np.ones(m_max)
+    extra, rel, work = 0.0, 0.0, 0
     for m in range(1, m_max + 1):
-        nxt = np.zeros(s.shape[0] + span)
+        nxt = np.zeros(s.shape[0] + hi - lo)
         for i, wi in zip(shift, w, strict=True):
             nxt[int(i) : int(i) + s.shape[0]] += wi * s
-        s = nxt
-        values = (np.arange(s.shape[0]) + m * lo) * step  # the lattice point of each entry
+        work += nxt.shape[0] * shift.shape[0]
+        first += lo
+        drop = max(0, min(nxt.shape[0], -(m_max - m) * hi - first + 1))
+        s, first = nxt[drop:], first + drop
+        rel += (shift.shape[0] + 1 + s.shape[0]) * UNIT + kern.rel  # convolution, and the moves below
+        if s.shape[0] > 2 and m % MOVE_EVERY == 0:
+            low = int(np.searchsorted(np.cumsum(s), TAIL, side="right"))
+            if 0 < low < s.shape[0] - 1:
+                s[low] += float(np.sum(s[:low]))
+                s, first = s[low:], first + low
+            top = s.shape[0] - 1 - int(np.searchsorted(np.cumsum(s[::-1]), TAIL, side="right"))
+            if 0 < top < s.shape[0] - 1:
+                moved = float(np.dot(s[top + 1 :], np.arange(1, s.shape[0] - top))) * step
+                extra += moved * (1.0 + 2.0 * (rel + (s.shape[0] + 4) * UNIT))
+                s[top] += float(np.sum(s[top + 1 :]))
+                s = s[: top + 1]
+        values = (np.arange(s.shape[0]) + first) * step  # the lattice point of each entry
         pos = values > 0
-        mean_pos = float(np.dot(s[pos], values[pos]))
-        rel = 2.0 * (m * (shift.shape[0] * UNIT + rel_w) + s.shape[0] * UNIT)
-        value = min(1.0, (mean_pos * (1.0 + rel) / m + added) * (1.0 + 4.0 * UNIT) + 4.0 * UNIT)
+        mean_pos = float(np.dot(s[pos], values[pos])) * (1.0 + 2.0 * (rel + (s.shape[0] + 4) * UNIT))
+        value = min(1.0, ((mean_pos + extra) / m + kern.added) * (1.0 + 8.0 * UNIT) + 4.0 * UNIT)
         out[m - 1] = min(value, out[m - 2]) if m > 1 else value
-    return out
+        if s.shape[0] == 0 or work > WORK or m >= REPORTS:
+            out[m:] = out[m - 1]
+            break
+    return out, work
 
 
-def reach(bits: int, q: float, d: int, eps: float, m_hi: int) -> int:
-    """The largest ``m`` whose lattice fits in ``WORK`` cells of convolution (at least 1, at most ``m_hi``)."""
-    keys, w, _, _, _ = kernel(bits, q, d, eps)
-    per = float(keys[-1] - keys[0] + 1) * w.shape[0]
-    return max(1, min(m_hi, int(math.sqrt(2.0 * WORK / per))))
+def delta_upper(n: int, bits: int, q: float, d: int, eps: float, enough: float = -1.0) -> float:
+    """An upper bound on ``δ(ε)`` over every pair at distance ``d``, in either order.
 
-
-def delta_upper(n: int, bits: int, q: float, d: int, eps: float) -> float:
-    """An upper bound on ``δ(ε)`` over every pair at distance ``d``, in either order (1 where out of reach)."""
+    Starts on ``CELLS[0]`` steps and refines 4-fold while the bound exceeds ``enough``, a
+    standard deviation of ``h`` spans fewer than ``RATIO`` steps, and the finer lattice would
+    still fit in ``WORK``. Every lattice's value is a bound; the least is returned.
+    """
+    if bits * math.log(2.0 * (1.0 - q)) + abs(eps) > MAGNITUDE:
+        return 1.0  # h spans more than doubles can square: no blanket bound here
     gamma = blanket_probability(bits, q)
-    c_law = binomial(n - 1, gamma)
-    keys, w, _, _, _ = kernel(bits, q, d, eps)
-    if float(keys[-1] - keys[0] + 1) * w.shape[0] > WORK:
-        return 1.0
+    c_law = binomial(n - 1, gamma) if gamma > 0.0 else binomial(0, 0.5)  # γ below the smallest double: C = 0
     above = np.cumsum(c_law.pmf[::-1])[::-1]
-    enough = np.nonzero(above <= NEGLIGIBLE)[0]
-    c_top = c_law.lo + int(enough[0]) if enough.shape[0] else c_law.hi
-    m_max = reach(bits, q, d, eps, c_top + 1)
-    dm = deltas(bits, q, d, eps, m_max)
-    total = OUTSIDE
-    for c, pc in zip(range(c_law.lo, c_law.hi + 1), c_law.pmf, strict=True):
-        total += float(pc) * (1.0 + c_law.rel) * float(dm[min(c + 1, m_max) - 1])
-    return min(1.0, total * (1.0 + 2.0 * (c_law.hi - c_law.lo + 4) * UNIT))
+    c_top = c_law.lo + int(np.argmax(above <= NEGLIGIBLE)) if above[-1] <= NEGLIGIBLE else c_law.hi
+    h, w = report_values(bits, q, d, eps)
+    value, cells = 1.0, CELLS[0]
+    while True:
+        kern = spread(h, w, clip_level(h, w, cells), cells)
+        dm, work = deltas(kern, c_top + 1)
+        total = OUTSIDE
+        for c, pc in zip(range(c_law.lo, c_law.hi + 1), c_law.pmf, strict=True):
+            total += float(pc) * (1.0 + c_law.rel) * float(dm[min(c, c_top)])
+        value = min(value, total * (1.0 + 2.0 * (c_law.hi - c_law.lo + 4) * UNIT))
+        at = kern.keys * kern.step
+        sigma = math.sqrt(max(float(np.dot(kern.weights, at**2)) - float(np.dot(kern.weights, at)) ** 2, 0.0))
+        if value <= enough or 4 * cells > CELLS[1] or RATIO * kern.step <= sigma or 5 * work > WORK:
+            return min(1.0, value)
+        cells *= 4

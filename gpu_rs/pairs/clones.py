@@ -35,6 +35,8 @@ from gpu_rs.pairs.counts import OUTSIDE, binomial
 
 BLOCK_SHARE = 1e-3
 """Blocks of clone counts span at most this fraction of their smallest count (and at least 1)."""
+TRIVIAL = 1e-18
+"""Blocks of clone counts holding at most this mass are charged ``δ <= 1`` without computing it."""
 EPS_GRID = 24
 """Privacy levels ``ε`` tried for the step from ``δ(ε)`` to the tail at ``ε'``."""
 
@@ -94,7 +96,7 @@ def reduced_delta(n: int, clone_prob: float, eps0: float, eps: float) -> float:
     """An upper bound on ``δ(ε)`` of the reduced pair: ``Σ_c P(C = c) δ_c``, ``C ~ Bin(n − 1, p)``.
 
     ``δ_c`` is nonincreasing in ``c``, so each block of counts is charged its first count's
-    value; the mass outside ``C``'s window is charged 1.
+    value (``1`` for blocks of mass at most ``TRIVIAL``); the mass outside ``C``'s window is charged 1.
     """
     if eps >= eps0:
         return 0.0
@@ -107,7 +109,7 @@ def reduced_delta(n: int, clone_prob: float, eps0: float, eps: float) -> float:
     while start <= c_law.hi:
         stop = min(c_law.hi + 1, start + max(1, int(BLOCK_SHARE * start)))
         mass = float(cdf[stop - c_law.lo] - cdf[start - c_law.lo]) * (1.0 + c_law.rel + (stop - c_law.lo) * UNIT)
-        total += mass * given_clones(start, eps0, eps)
+        total += mass * (given_clones(start, eps0, eps) if mass > TRIVIAL else 1.0)
         start = stop
     return min(1.0, total * (1.0 + 4.0 * UNIT))
 

@@ -8,8 +8,9 @@ GUARANTEES = {
     ("tail", "homogeneous"): "both orders of the homogeneous pair of seed 003 §1.2, a conjecture that fails in "
     "general: see docs/worst-case.md",
     ("tail", "all"): "proven for every neighbouring collection",
-    ("tail", "all-bound"): "proven upper bound for every neighbouring collection (graded clone reduction, "
-    "docs/worst-case.md §8); lower end: the largest tail found over the homogeneous backgrounds (pairs[0] names it)",
+    ("tail", "all-bound"): "proven upper bound for every neighbouring collection (graded clone and blanket "
+    "reductions, docs/worst-case.md §8); lower end: the largest tail found over the homogeneous backgrounds "
+    "(pairs[0] names it)",
     ("tail", "background"): "one homogeneous background only (n − 1 users at `background`, one user changing), "
     "both orders",
     ("delta", "forward"): "the pair of seed 003 §1.2 in the seed's order only, delta_{P||Q} with P the law under "

@@ -31,7 +31,7 @@ import numpy as np
 from gpu_rs.common.floats import UNIT
 from gpu_rs.engine.atoms import log_r
 from gpu_rs.pairs import blanket, clones
-from gpu_rs.pairs.clones import BLOCK_SHARE, clone_probability, given_clones
+from gpu_rs.pairs.clones import BLOCK_SHARE, TRIVIAL, clone_probability, given_clones
 from gpu_rs.pairs.counts import OUTSIDE, binomial
 
 GRID = 2e-3
@@ -46,6 +46,9 @@ STEPS = tuple(0.005 * 1.25**i for i in range(40))
 """Gaps ``ε' − ε`` tried for the step from ``δ(ε)`` to the tail at ``ε'`` (negative ``ε`` allowed)."""
 BLANKET_STEPS = tuple(range(12, 27, 2))
 """Indices into ``STEPS`` (gaps 0.07 … 1.1) where the graded blanket, slower, is also tried."""
+BLANKET_FLOOR = 1e-14
+"""Distances whose graded clone bound is already below this are not tried on the blanket (whose own
+rounding floor is about 1e-15): it could lower the bound only by about this much."""
 
 
 class TailBound(NamedTuple):
@@ -54,6 +57,8 @@ class TailBound(NamedTuple):
     bound: float
     eps_step: float
     d: int
+    method: str = "graded clone reduction"
+    """Which bound attains it: ``"graded clone reduction"``, ``"graded blanket"`` or ``"clone reduction"``."""
 
 
 def kernels(q: float, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
@@ -136,8 +141,10 @@ def delta_upper(n: int, bits: int, q: float, d: int, eps: np.ndarray) -> np.ndar
         width = 1 if start <= c_max else max(1, int(BLOCK_SHARE * start))
         stop = min(c_law.hi + 1, start + width)
         mass = float(cdf[stop - c_law.lo] - cdf[start - c_law.lo]) * (1.0 + c_law.rel + (stop - c_law.lo) * UNIT)
-        collapsed = np.array([given_clones(start, eps0, float(e)) if e > 0.0 else 1.0 for e in eps])
-        total += mass * np.minimum(graded[min(start, c_max)], collapsed)
+        row = graded[min(start, c_max)]
+        if mass > TRIVIAL:  # lighter blocks are charged the graded value alone (also a bound)
+            row = np.minimum(row, [given_clones(start, eps0, float(e)) if e > 0.0 else 1.0 for e in eps])
+        total += mass * row
         start = stop
     return np.minimum(1.0, total * (1.0 + 4.0 * UNIT))
 
@@ -164,7 +171,8 @@ def blanket_search(
     def attempt(j: int) -> float:
         i = BLANKET_STEPS[j]
         if values[i] > floor:
-            delta = blanket.delta_upper(n, bits, q, d, float(grid[i]))
+            enough = floor * factor[i] * (1.0 - 16.0 * UNIT)  # a δ this small cannot beat the floor
+            delta = blanket.delta_upper(n, bits, q, d, float(grid[i]), enough)
             values[i] = min(values[i], delta / factor[i] * (1.0 + 8.0 * UNIT))
         return float(values[i])
 
@@ -202,15 +210,16 @@ def tail_upper(n: int, bits: int, q: float, eps: float, *, blankets: bool = True
     worst = TailBound(0.0, float(grid[0]), 1)
     start = len(BLANKET_STEPS) // 2
     for d in sorted(per_d, key=lambda k: -float(per_d[k].min())):
-        values = per_d[d]
-        if blankets:
+        values, graded = per_d[d], per_d[d].copy()
+        if blankets and float(values.min()) > BLANKET_FLOOR and worst.bound < 1.0:  # else nothing can change
             start = blanket_search(n, bits, q, d, grid, factor, values, start, worst.bound)
         i = int(np.argmin(values))
         if values[i] > worst.bound:
-            worst = TailBound(min(1.0, float(values[i])), float(grid[i]), d)
+            method = "graded blanket" if values[i] < graded[i] else "graded clone reduction"
+            worst = TailBound(min(1.0, float(values[i])), float(grid[i]), d, method)
     collapsed = clones.tail_upper(n, bits, q, eps)
     if collapsed[0] < worst.bound:
-        worst = TailBound(collapsed[0], collapsed[1], collapsed[2])
+        worst = TailBound(collapsed[0], collapsed[1], collapsed[2], "clone reduction")
     return worst
 
 

@@ -172,9 +172,9 @@ def proven_all(prob: Problem, inclusive: bool, plan: Plan, xp: object, note: str
 
     The lower end is a certified tail of one pair (the best member of the family of
     :mod:`gpu_rs.pairs.family`, or the seed's pair where that search would not fit its time
-    budget), so it bounds the supremum from below; the upper end is the graded clone bound of
-    :mod:`gpu_rs.pairs.reduction` (never above the collapsed clone bound of :mod:`gpu_rs.pairs.clones`;
-    its slower graded blanket is left to that module's callers). Their gap is relaxation. ``pairs``
+    budget), so it bounds the supremum from below; the upper end is the smaller of the graded clone
+    bound and the graded blanket of :mod:`gpu_rs.pairs.reduction` (never above the collapsed clone
+    bound of :mod:`gpu_rs.pairs.clones`). Their gap is relaxation. ``pairs``
     holds three entries: the best pair known (named), then the seed's pair in both orders.
     """
     both = homogeneous(prob, inclusive, plan, xp)
@@ -194,15 +194,15 @@ def proven_all(prob: Problem, inclusive: bool, plan: Plan, xp: object, note: str
             best = PairBound(found.best.describe(prob.n), found.bounds.lower, found.bounds.upper, found.bounds.method)
     except TimeBudgetError as err:
         family_note = f"homogeneous backgrounds not searched: {err}"
-    bound, eps_step, d = reduction.tail_upper(prob.n, prob.bits, prob.q, prob.eps, blankets=False)
+    bound, eps_step, d, method = reduction.tail_upper(prob.n, prob.bits, prob.q, prob.eps)
     upper = min(1.0, bound)
     lower = best.lower
     if upper < lower:
         raise RuntimeError(f"the proven bound {upper!r} is below a certified pair's tail {lower!r}: a bug")
     budget = ErrorBudget(relaxation=upper - lower)
-    bounds = Bounds.make(lower, upper, budget, "graded clones", both.bounds.terms, both.bounds.memory)
+    bounds = Bounds.make(lower, upper, budget, method, both.bounds.terms, both.bounds.memory)
     text = (
-        f"upper end proven: graded clone reduction at Hamming distance d={d} with the step from delta at "
+        f"upper end proven: {method} at Hamming distance d={d} with the step from delta at "
         f"eps={eps_step:.4g}; lower end, the best pair known: {best.pair} ({family_note})"
     )
     if note:
