@@ -18,7 +18,7 @@ import cpu_fallback
 import gpu_rs
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-PACKAGES = ["gpu_rs", "cpu_fallback", "benchmarks", "scripts"]
+PACKAGES = ["gpu_rs", "cpu_fallback", "benchmarks", "scripts", "tests", "notebooks/build.py"]
 
 
 def _tool(name: str) -> list[str]:
