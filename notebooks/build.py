@@ -50,7 +50,9 @@ def show(fig):
 
 
 QUICKSTART = [
-    ("md", """\
+    (
+        "md",
+        """\
 # Quick start: the privacy ratio and its certified tail
 
 N users each report an L-bit vector with every bit flipped with probability q (p = 1 − q).
@@ -64,52 +66,79 @@ $$P[R > \\lambda] \\le \\eta, \\qquad \\lambda = e^{\\varepsilon}.$$
 tail (docs/certification.md): the characteristic function of X is known in closed form, and every
 approximation (the resolution of the inversion, the mass outside its window, floating-point
 round-off) is bounded and added to the interval. Each result also says which pairs it covers
-(`scope`): the seed's pair is *not* the worst case (docs/worst-case.md)."""),
+(`scope`): the seed's pair is *not* the worst case (docs/worst-case.md).""",
+    ),
     ("code", SETUP),
-    ("md", """\
+    (
+        "md",
+        """\
 ## One tail query
 
-The first row of the seed's λ = 2 table: L = 5 bits, N = 1000 users, q = 0.2446."""),
-    ("code", '''\
+The first row of the seed's λ = 2 table: L = 5 bits, N = 1000 users, q = 0.2446.""",
+    ),
+    (
+        "code",
+        """\
 b = gpu_rs.tail(n=1000, bits=5, q=0.2446, eps=math.log(2), backend=BACKEND)
-b'''),
-    ("code", '''\
+b""",
+    ),
+    (
+        "code",
+        """\
 print(f"P[R > {b.ratio:g}] is in [{b.lower:.6e}, {b.upper:.6e}]  (width {b.width:.2e})")
 print(f"point estimate {b.estimate:.6e}; requested width met: {b.met}")
 print(f"method {b.method!r} on {b.backend}, {b.grid_points} grid points, {b.seconds:.3f} s")
 print("error budget:", b.budget)
-assert b.lower <= b.estimate <= b.upper'''),
-    ("md", """\
+assert b.lower <= b.estimate <= b.upper""",
+    ),
+    (
+        "md",
+        """\
 ## Which pairs: the scope
 
 The default scope, `homogeneous`, is the larger of both orders of the seed's pair; `forward` is
 the seed's own order, and `all` covers every neighbouring pair (exact for L = 1, a proven but
-looser bound for L ≥ 2). For one bit at N = 1000 the three differ by orders of magnitude:"""),
-    ("code", '''\
+looser bound for L ≥ 2). For one bit at N = 1000 the three differ by orders of magnitude:""",
+    ),
+    (
+        "code",
+        """\
 for scope in ("forward", "homogeneous", "all"):
     s = gpu_rs.tail(n=1000, bits=1, q=0.1, eps=0.5, scope=scope, backend=BACKEND)
     print(f"{scope:12s} [{s.lower:.4e}, {s.upper:.4e}]  worst: {s.worst}")
     print(f"{'':12s} {s.guarantee}")
 print()
 for p in b.pairs:  # the L = 5 query above: both orders of the seed's pair
-    print(f"L = 5, {p.pair:8s} order: [{p.lower:.6e}, {p.upper:.6e}]")'''),
-    ("md", """\
+    print(f"L = 5, {p.pair:8s} order: [{p.lower:.6e}, {p.upper:.6e}]")""",
+    ),
+    (
+        "md",
+        """\
 The seed reports 0.006 for this case, estimated by simulation; the certified interval says the
 exact tail is about 0.0071. The closed-form moments of R (seed 003 §3.1) give the 3σ reference
-point the seed used to choose q:"""),
-    ("code", '''\
+point the seed used to choose q:""",
+    ),
+    (
+        "code",
+        """\
 mean, var = gpu_rs.moments(n=1000, bits=5, q=0.2446)
 print(f"E R = {mean:.6f}, sd R = {math.sqrt(var):.6f}, mean + 3 sd = {mean + 3 * math.sqrt(var):.4f}")
-print(f"3-sigma rule q for lambda = 2: {gpu_rs.three_sigma_q(n=1000, bits=5, eps=math.log(2)):.4f}")'''),
-    ("md", """\
+print(f"3-sigma rule q for lambda = 2: {gpu_rs.three_sigma_q(n=1000, bits=5, eps=math.log(2)):.4f}")""",
+    ),
+    (
+        "md",
+        """\
 ## The pmf of R, as in seed 003 §3.3
 
 L = 5 and N = 1000, 3000, 5000, at λ = 2 and λ = e², with the seed's q values. For each case
 the table gives the seed's tail reading, the certified tail at the seed's q, and the q the 3σ
 rule (3.15–3.16) really gives. The seed's row N = 5000, q = 0.1778 does not follow from the 3σ
 rule (it gives q ≈ 0.1963), and at q = 0.1778 the tail is about 0.043, ten times the seed's
-reading."""),
-    ("code", '''\
+reading.""",
+    ),
+    (
+        "code",
+        """\
 L = 5
 SEED_TABLES = {  # eps: [(N, q, tail reported by the seed)]
     math.log(2): [(1000, 0.2446, 0.006), (3000, 0.2109, 0.0048), (5000, 0.1778, 0.0045)],
@@ -127,20 +156,32 @@ for eps, rows in SEED_TABLES.items():
         seconds = time.perf_counter() - t0
         cases.append((eps, n, q, dist, tb))
         print(f"{math.exp(eps):7.4g} {n:5d} {q:7.4f} {seed_tail:7.4f} "
-              f"[{tb.lower:.4e}, {tb.upper:.4e}] {q3:9.4f} {seconds:6.2f}")'''),
-    ("md", """\
+              f"[{tb.lower:.4e}, {tb.upper:.4e}] {q3:9.4f} {seconds:6.2f}")""",
+    ),
+    (
+        "md",
+        """\
 `ratio_distribution` puts its buckets where the mass is (linear over the body, logarithmic over a
 heavy tail) and certifies P[R > x] at every edge; the mass outside the window is its own entry.
 `dist.plot(eps=...)` draws two panels: the bucket masses with the tail beyond e^ε shaded and its
-certified mass printed, and the survival function on a log axis with its certified band."""),
-    ("code", '''\
+certified mass printed, and the survival function on a log axis with its certified band.""",
+    ),
+    (
+        "code",
+        """\
 for eps, n, q, dist, tb in (cases[0], cases[3]):
-    show(dist.plot(eps=eps))'''),
-    ("md", """\
+    show(dist.plot(eps=eps))""",
+    ),
+    (
+        "md",
+        """\
 The distribution also carries certified bounds on its survival function: `dist.sf(x)` returns
 `(lower, upper)` for P[R > x]. Below, the certified band for the three λ = 2 cases (it is
-narrower than the line width) at the bucket edges; `dist.sf(2.0)` agrees with the `tail` queries above."""),
-    ("code", '''\
+narrower than the line width) at the bucket edges; `dist.sf(2.0)` agrees with the `tail` queries above.""",
+    ),
+    (
+        "code",
+        """\
 fig, ax = plt.subplots(figsize=(7, 4))
 for eps, n, q, dist, tb in cases[:3]:
     ax.fill_between(dist.edges, np.maximum(dist.sf_lower, 1e-300), dist.sf_upper, alpha=0.4)
@@ -153,35 +194,50 @@ ax.set_ylim(1e-7, 1.5)
 ax.set_xlabel("x")
 ax.set_ylabel("certified P[R > x]")
 ax.legend()
-show(fig)'''),
+show(fig)""",
+    ),
 ]
 
 
 CALIBRATION = [
-    ("md", """\
+    (
+        "md",
+        """\
 # Calibration: the smallest certified q
 
 `gpu_rs.calibrate(n, bits, eps, eta)` returns the smallest flip probability q (within `q_tol`)
 whose **certified upper** tail bound is at most η: `tail(n, bits, c.q, eps).upper <= eta`.
 The seed's 3σ rule (3.15–3.16) instead picks q from the mean and variance of R alone; this
-notebook compares the two, and shows what tail the 3σ rule really risks."""),
+notebook compares the two, and shows what tail the 3σ rule really risks.""",
+    ),
     ("code", SETUP),
-    ("md", """\
+    (
+        "md",
+        """\
 ## One calibration
 
 L = 5, N = 1000, λ = 2, η = 10⁻³ at the default precision. `steps` records every tail query
-of the bisection."""),
-    ("code", '''\
+of the bisection.""",
+    ),
+    (
+        "code",
+        """\
 c = gpu_rs.calibrate(n=1000, bits=5, eps=math.log(2), eta=1e-3, backend=BACKEND)
-c'''),
-    ("code", '''\
+c""",
+    ),
+    (
+        "code",
+        """\
 print(f"calibrated q = {c.q:.6f}: P[R > 2] in [{c.tail.lower:.4e}, {c.tail.upper:.4e}]")
 print(f"3-sigma rule q = {c.three_sigma_q:.6f}: P[R > 2] in "
       f"[{c.three_sigma_tail.lower:.4e}, {c.three_sigma_tail.upper:.4e}]")
 print(f"local DP q = {c.local_dp_q:.6f}")
 print(f"{len(c.steps)} tail queries in {c.seconds:.2f} s, monotone near q: {c.monotone}")
-assert c.tail.upper <= c.eta'''),
-    ("md", """\
+assert c.tail.upper <= c.eta""",
+    ),
+    (
+        "md",
+        """\
 ## Calibrated q against N
 
 For the sweeps, `q_tol = 1e-4` and `rel_width = 1e-2` keep the notebook fast. Both only
@@ -189,8 +245,11 @@ loosen *how close* the answer is to the smallest certified q: every returned q i
 certified (its upper tail bound is ≤ η). L = 5 at λ = 2 as in seed 003 §3.3, and L = 40 at
 λ = e² as in §3.4 and §4. Like the seed's 3σ rule they protect the seed's pair in both orders
 (`scope="homogeneous"`), which keeps the comparison like for like; the calibration above, with
-the default `scope="all"`, is the one proven for every pair."""),
-    ("code", '''\
+the default `scope="all"`, is the one proven for every pair.""",
+    ),
+    (
+        "code",
+        """\
 ETA = 1e-3
 FAST = dict(q_tol=1e-4, rel_width=1e-2, scope="homogeneous", backend=BACKEND)
 SWEEPS = {  # (bits, eps): values of N
@@ -208,8 +267,11 @@ for (bits, eps), ns in SWEEPS.items():
         t3 = cal.three_sigma_tail
         print(f"{bits:3d} {n:9d} {cal.q:12.5f} {cal.three_sigma_q:9.5f} "
               f"[{t3.lower:.3e}, {t3.upper:.3e}] {cal.local_dp_q:10.5f} {cal.seconds:6.2f}"
-              + ("" if cal.monotone else "  (tail not monotone near q)"))'''),
-    ("code", '''\
+              + ("" if cal.monotone else "  (tail not monotone near q)"))""",
+    ),
+    (
+        "code",
+        """\
 fig, axes = plt.subplots(1, 2, figsize=(13, 4.5), constrained_layout=True)
 for ax, ((bits, eps), ns) in zip(axes, SWEEPS.items()):
     cals = [results[bits, n] for n in ns]
@@ -220,16 +282,22 @@ for ax, ((bits, eps), ns) in zip(axes, SWEEPS.items()):
     ax.set_ylabel("flip probability q")
     ax.set_title(f"L = {bits}, λ = {math.exp(eps):.4g}")
     ax.legend()
-show(fig)'''),
-    ("md", """\
+show(fig)""",
+    ),
+    (
+        "md",
+        """\
 ## A table over a grid, and q against N from it
 
 `gpu_rs.table` runs one calibration per setting of a grid (here N × L at λ = e², η = 10⁻³,
 `rel_width = 1e-2`, and `q_tol = 1e-6` since L = 1 needs q near 1e-5) on local worker
 processes, appending each row to a CSV file as it finishes; a second call with the same file
 computes only the rows it lacks. `gpu-rs table` is the same from the command line. The plot
-reads the file back."""),
-    ("code", '''\
+reads the file back.""",
+    ),
+    (
+        "code",
+        """\
 import csv
 import tempfile
 from pathlib import Path
@@ -239,8 +307,11 @@ grid = dict(n=[10**3, 10**4, 10**5, 10**6], bits=[1, 5, 40], eps=2.0, eta=ETA, q
 t = gpu_rs.table(**grid, out=str(path), workers=2, backend=BACKEND)
 print(f"{len(t.rows)} rows, {t.computed} computed in {t.seconds:.1f} s")
 print(f"again: {gpu_rs.table(**grid, out=str(path), workers=2, backend=BACKEND).computed} rows computed")
-print(path.read_text().splitlines()[0])'''),
-    ("code", '''\
+print(path.read_text().splitlines()[0])""",
+    ),
+    (
+        "code",
+        """\
 with open(path, newline="") as f:
     rows = [r for r in csv.DictReader(f) if not r["error"]]
 fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -253,15 +324,21 @@ ax.set_xlabel("N")
 ax.set_ylabel("calibrated q")
 ax.set_title(f"q with certified P[R > e²] ≤ {ETA:g}, seed's pair (the table's default)", fontsize=10)
 ax.legend()
-show(fig)'''),
-    ("md", """\
+show(fig)""",
+    ),
+    (
+        "md",
+        """\
 ## What the 3σ rule really risks
 
 The 3σ rule does not bound the tail. Here is the certified tail P[R > λ] at the 3σ rule's q,
 against the target η = 10⁻³ of the calibrated q (error bars are the certified intervals; they
 are narrower than the markers). Everywhere it is above η: the 3σ rule gives an η of a few
-times 10⁻³, and which one depends on N and L in a way the rule cannot tell."""),
-    ("code", '''\
+times 10⁻³, and which one depends on N and L in a way the rule cannot tell.""",
+    ),
+    (
+        "code",
+        """\
 fig, ax = plt.subplots(figsize=(7, 4.5))
 for (bits, eps), ns in SWEEPS.items():
     t3 = [results[bits, n].three_sigma_tail for n in ns]
@@ -274,15 +351,21 @@ ax.set_yscale("log")
 ax.set_xlabel("N")
 ax.set_ylabel("certified P[R > λ] at the 3σ rule's q")
 ax.legend()
-show(fig)'''),
-    ("md", """\
+show(fig)""",
+    ),
+    (
+        "md",
+        """\
 ## The tail as a function of q, against η
 
 The calibrated q for any η can be read off the certified tail as a function of q: it is where
 the upper bound crosses η. The 3σ rule's q sits at one point of this curve, which fixes the η
 it actually delivers. For L = 40 the tail moves in steps: when q grows, a large atom of X
-crosses the threshold and a block of mass leaves the tail at once."""),
-    ("code", '''\
+crosses the threshold and a block of mass leaves the tail at once.""",
+    ),
+    (
+        "code",
+        """\
 CURVES = {  # (bits, n, eps): q grid
     (5, 1000, math.log(2)): np.linspace(0.22, 0.29, 36),
     (40, 10_000_000, 2.0): np.linspace(0.33, 0.38, 51),
@@ -310,12 +393,15 @@ for ax, ((bits, n, eps), qs) in zip(axes, CURVES.items()):
     ax.set_ylabel("P[R > λ], seed's pair (both orders)")
     ax.set_title(f"L = {bits}, N = {n:g}, λ = {math.exp(eps):.4g} ({time.perf_counter() - t0:.1f} s)")
     ax.legend(loc="lower left")
-show(fig)'''),
+show(fig)""",
+    ),
 ]
 
 
 UTILITY = [
-    ("md", """\
+    (
+        "md",
+        """\
 # Utility: what sufficient DP buys
 
 Seed 003 §4: with one set bit per indicator vector, the count d of set bits in a column is
@@ -325,9 +411,12 @@ $$\\sigma(\\hat d) = \\sqrt{N}\\,\\frac{\\sqrt{qp}}{p - q}.$$
 
 The √N factor is there whatever the noise; the second factor grows without bound as q → 1/2.
 Local DP needs (p/q)^L ≤ λ, i.e. q ≥ 1/(1 + λ^{1/L}) (4.2), which is close to 1/2 for long
-vectors; sufficient DP needs only the calibrated q."""),
+vectors; sufficient DP needs only the calibrated q.""",
+    ),
     ("code", SETUP),
-    ("code", '''\
+    (
+        "code",
+        """\
 qs = np.linspace(0.005, 0.495, 500)
 per_root_n = np.array([gpu_rs.precision_sigma(n=1, q=float(q)) for q in qs])  # sigma / sqrt(N)
 
@@ -336,16 +425,22 @@ ax.semilogy(qs, per_root_n)
 ax.set_xlabel("flip probability q")
 ax.set_ylabel("σ(d̂) / √N = √(qp) / (p − q)")
 ax.grid(True, which="both", lw=0.3)
-show(fig)'''),
-    ("md", """\
+show(fig)""",
+    ),
+    (
+        "md",
+        """\
 ## Local DP against sufficient DP (seed 003 §4)
 
 The seed's two examples: L = 5, N = 5000, λ = 2, and L = 40, N = 10⁷, λ = e². The seed leaves
 η open; here η = 10⁻³ (with `q_tol = 1e-4`, `rel_width = 1e-2`, as in the calibration
 notebook: the q returned is still certified). `Calibration` carries σ(d̂) at the calibrated q, at the 3σ rule's q and
 at the local-DP q. The seed quotes q = 0.1778 for the first example; that is not the 3σ rule's
-q, and its certified tail is about 0.043."""),
-    ("code", '''\
+q, and its certified tail is about 0.043.""",
+    ),
+    (
+        "code",
+        """\
 ETA = 1e-3
 FAST = dict(q_tol=1e-4, rel_width=1e-2, scope="homogeneous", backend=BACKEND)
 EXAMPLES = [(5, 5_000, math.log(2)), (40, 10_000_000, 2.0)]
@@ -371,14 +466,20 @@ for bits, n, eps in EXAMPLES:
 seed_q = 0.1778
 tb = gpu_rs.tail(n=5_000, bits=5, q=seed_q, eps=math.log(2), backend=BACKEND)
 print(f"seed's q = {seed_q} for L = 5, N = 5000: sigma = {gpu_rs.precision_sigma(n=1, q=seed_q):.3f} sqrt(N), "
-      f"tail in [{tb.lower:.3e}, {tb.upper:.3e}]")'''),
-    ("md", """\
+      f"tail in [{tb.lower:.3e}, {tb.upper:.3e}]")""",
+    ),
+    (
+        "md",
+        """\
 The seed's figures for comparison: σ = 7.5√N under local DP against 0.6√N (at q = 0.1778) for
 L = 5, "12 fold"; for L = 40, local-DP aggregates "deviate 200K units" (about 3σ) against
 "not exceeding 15K", "the 12.5 precision increase". The certified calibration keeps a gain of
 about an order of magnitude, at a q slightly above the 3σ rule's, because the 3σ rule's tail is
-above η."""),
-    ("code", '''\
+above η.""",
+    ),
+    (
+        "code",
+        """\
 fig, ax = plt.subplots(figsize=(7, 4.5))
 ax.semilogy(qs, per_root_n, color="0.5", lw=1)
 for cal, marker in zip(examples, "os"):
@@ -390,8 +491,11 @@ for cal, marker in zip(examples, "os"):
 ax.set_xlabel("flip probability q")
 ax.set_ylabel("σ(d̂) / √N")
 ax.legend(fontsize=8)
-show(fig)'''),
-    ("md", """\
+show(fig)""",
+    ),
+    (
+        "md",
+        """\
 ## Cardinality reduction (seed 003 §5)
 
 The seed (§5) says that if an original vector has at most k set bits, two users' vectors differ
@@ -405,8 +509,11 @@ The seed gives no proof. `pair_tail` computes any small pair exactly, so we can 
 2. **Every pair: not an equivalence.** Over every neighbouring pair of sparse collections
    (M = 3, at most one set bit) at small N, the worst tail is at most the worst over all 2-bit
    pairs at the settings below, and sometimes strictly smaller, so the seed's "equivalence" is at
-   best an inequality, checked here at small N only; we have no proof for every N."""),
-    ("code", '''\
+   best an inequality, checked here at small N only; we have no proof for every N.""",
+    ),
+    (
+        "code",
+        """\
 import itertools
 
 # 1. the homogeneous pair: M = 3 one-hot change (positions 1 -> 2) against the L = 2 pair
@@ -427,12 +534,18 @@ for n, q, eps in [(4, 0.2, 0.5), (4, 0.1, 1.0), (3, 0.25, 0.3)]:
     worst_l2 = gpu_rs.worst_pairs(n, 2, q, eps).upper
     print(f"N = {n}, q = {q}, eps = {eps}: worst sparse M = 3 pair {worst_sparse:.6f}, "
           f"worst L = 2 pair {worst_l2:.6f}")
-    assert worst_sparse <= worst_l2'''),
-    ("md", """\
+    assert worst_sparse <= worst_l2""",
+    ),
+    (
+        "md",
+        """\
 Below: the calibrated q for L = 2k at N = 10⁵, λ = e², η = 10⁻³ (default scope, the homogeneous
 pair, so by point 1 exactly what the seed's §5 asks for that pair), and the resulting σ(d̂)/√N;
-k = 20 is an unrestricted 40-bit vector."""),
-    ("code", '''\
+k = 20 is an unrestricted 40-bit vector.""",
+    ),
+    (
+        "code",
+        """\
 N_CARD, EPS_CARD = 100_000, 2.0
 ks = [1, 2, 3, 5, 10, 20]
 card = []
@@ -443,13 +556,19 @@ for k in ks:
     print(f"k = {k:2d} (L = {2 * k:2d}): calibrated q = {cal.q:.5f}, sigma/sqrt(N) = "
           f"{cal.sigma_calibrated / math.sqrt(N_CARD):7.3f}; local DP q = {cal.local_dp_q:.5f}, "
           f"sigma/sqrt(N) = {cal.sigma_local_dp / math.sqrt(N_CARD):7.3f}; monotone near q: {cal.monotone}"
-          f"  ({cal.seconds:.1f} s)")'''),
-    ("md", """\
+          f"  ({cal.seconds:.1f} s)")""",
+    ),
+    (
+        "md",
+        """\
 For short vectors the tail is not monotone in q: X lives on few atoms, and as q grows they
 cross the threshold one at a time. `calibrate` checks a few points below and above its answer
 and says so (`monotone=False`, with the offending pairs in `violations`). The q it returns is
-certified, but a slightly smaller certified q may exist."""),
-    ("code", '''\
+certified, but a slightly smaller certified q may exist.""",
+    ),
+    (
+        "code",
+        """\
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 4.5), constrained_layout=True)
 ax1.plot(ks, [c.q for c in card], "o-", label="calibrated (sufficient DP)")
 ax1.plot(ks, [c.local_dp_q for c in card], "s:", label="local DP (4.2)")
@@ -464,37 +583,52 @@ ax2.set_xlabel("at most k set bits (L = 2k)")
 ax2.set_ylabel("σ(d̂) / √N")
 ax2.legend()
 fig.suptitle(f"N = {N_CARD:g}, λ = {math.exp(EPS_CARD):.4g}, η = {ETA:g}")
-show(fig)'''),
+show(fig)""",
+    ),
 ]
 
 
 KRAND = [
-    ("md", """\
+    (
+        "md",
+        """\
 # k reports per user (seed 003 §6): certified tails and calibration
 
 Every user sends k independent randomizations of its vector and all kN records are shuffled
 together (SPEC §1.3). The privacy ratio is R_k = e_k(w_1, …, w_kN) / C(kN, k). Seed 003 §6
 concludes that the noise barely needs to grow with k; its moment "bounds" (6.1), (6.2) are not
 bounds (docs/k-randomization.md §4). Here: certified tails for k > 1, and the §6.1 experiment
-recomputed by `scripts/krand_tables.py` (its table is in docs/seed-tables.md)."""),
+recomputed by `scripts/krand_tables.py` (its table is in docs/seed-tables.md).""",
+    ),
     ("code", SETUP),
-    ("md", """\
+    (
+        "md",
+        """\
 ## The seed's q at L = 5, N = 1000, λ = 2 does not protect k > 1
 
 q = 0.2446 is the seed's 3σ q for k = 1. With k reports the certified interval of the forward
 tail (the seed's order) grows quickly; for k > 1 the interval comes from Maclaurin/Bonferroni
-inequalities (docs/k-randomization.md §5), so it is wider than for k = 1."""),
-    ("code", """\
+inequalities (docs/k-randomization.md §5), so it is wider than for k = 1.""",
+    ),
+    (
+        "code",
+        """\
 for k in (1, 2, 3):
     b = gpu_rs.tail(1000, 5, 0.2446, ratio=2.0, k=k, scope="forward", backend=BACKEND)
-    print(f"k = {k}: P[R_k > 2] in [{b.lower:.4f}, {b.upper:.4f}]  ({b.seconds:.1f} s)")"""),
-    ("md", """\
+    print(f"k = {k}: P[R_k > 2] in [{b.lower:.4f}, {b.upper:.4f}]  ({b.seconds:.1f} s)")""",
+    ),
+    (
+        "md",
+        """\
 ## §6.1 recomputed: calibrated q and the precision of the estimate
 
 Read the table written by `python scripts/krand_tables.py` (docs/krand-table.csv): the
 smallest q whose certified tail (both orders) is ≤ η, the 3σ q from the exact moments, the
-seed's (6.3) q, and σ(d̂) = √(qpN/k)/(p − q) at each."""),
-    ("code", """\
+seed's (6.3) q, and σ(d̂) = √(qpN/k)/(p − q) at each.""",
+    ),
+    (
+        "code",
+        """\
 import csv
 from pathlib import Path
 
@@ -518,15 +652,21 @@ for col, bits in enumerate(("40", "5")):
     ax.set(xscale="log", yscale="log", xlabel="k (reports per user)", ylabel="σ(d̂)")
     ax.legend()
 fig.tight_layout()
-show(fig)"""),
-    ("md", """\
+show(fig)""",
+    ),
+    (
+        "md",
+        """\
 The certified q rises with k: more reports need more noise, against the seed's conclusion.
-Whether the estimate still improves is the lower row: σ(d̂) at the certified q against k = 1."""),
+Whether the estimate still improves is the lower row: σ(d̂) at the certified q against k = 1.""",
+    ),
 ]
 
 
 ACCOUNTANTS = [
-    ("md", """\
+    (
+        "md",
+        """\
 # Against the shuffle accountants
 
 What the certified profile buys over the bounds people use today. The generic shuffle bounds
@@ -535,15 +675,21 @@ blanket; `gpu_rs.reference.generic_bounds`) treat L-bit randomized response as a
 ε₀-LDP randomizer, ε₀ = L log(p/q), and hold for every pair of neighbouring collections.
 gpu_rs computes δ(ε) of this randomizer itself: a certified interval for the seed's pair
 (both orders) and a proven upper end for every pair. dp_accounting can do the same only where
-someone hands it the pmf of the shuffled output, i.e. for one bit."""),
+someone hands it the pmf of the shuffled output, i.e. for one bit.""",
+    ),
     ("code", SETUP),
-    ("md", """\
+    (
+        "md",
+        """\
 ## δ(ε) beside the generic curves
 
 `PrivacyProfile.plot(others=...)` draws any δ(ε) curves beside the certified bands; here the
 generic bounds at N = 10⁴, one bit, ε₀ = 4. The clone-type curves level off near 10⁻¹⁵, the
-float round-off they charge."""),
-    ("code", """\
+float round-off they charge.""",
+    ),
+    (
+        "code",
+        """\
 from gpu_rs.reference.generic_bounds import generic_curves
 
 N, BITS, EPS0 = 10_000, 1, 4.0
@@ -554,15 +700,21 @@ Q = 1.0 / (1.0 + math.exp(EPS0 / BITS))
 prof = gpu_rs.privacy_profile(N, BITS, Q, scope="homogeneous", backend=BACKEND)
 fig, ax = plt.subplots(figsize=(7, 4.5))
 prof.plot(np.linspace(0.02, 2.0, 30), ax=ax, others=generic_curves(N, BITS, Q))
-show(fig)"""),
-    ("md", """\
+show(fig)""",
+    ),
+    (
+        "md",
+        """\
 ## ε(δ = 10⁻⁶) against N (the table of docs/benchmarks.md)
 
 Read from the cache that `scripts/profile_comparison.py` fills (in a source checkout). A gpu_rs
 cell that did not finish within the script's time limit is missing from the plot. gpu_rs's clone
 bound coincides with the generic variation-ratio bound (its worst distance is d = L), and
-gpu_rs's seed's pair with dp_accounting's exact pmf at L = 1, so those lines overlap."""),
-    ("code", """\
+gpu_rs's seed's pair with dp_accounting's exact pmf at L = 1, so those lines overlap.""",
+    ),
+    (
+        "code",
+        """\
 import json
 from pathlib import Path
 
@@ -598,15 +750,21 @@ if CACHE.exists():
     fig.legend(handles.values(), handles.keys(), loc="lower center", ncol=4, fontsize=8, bbox_to_anchor=(0.5, -0.16))
     show(fig)
 else:
-    print(f"no cache at {CACHE}: run python scripts/profile_comparison.py")"""),
-    ("md", """\
+    print(f"no cache at {CACHE}: run python scripts/profile_comparison.py")""",
+    ),
+    (
+        "md",
+        """\
 ## Composition in dp_accounting
 
 `PrivacyProfile.to_dp_accounting()` hands the certified upper δ(ε) of both orders to
 dp_accounting as a pessimistic privacy loss distribution, which composes with any other PLD
 of the same discretization. Against dp_accounting's own PLD of the exact one-bit pmfs
-(pessimistic and optimistic), k-fold composition:"""),
-    ("code", """\
+(pessimistic and optimistic), k-fold composition:""",
+    ),
+    (
+        "code",
+        """\
 from gpu_rs.reference.one_bit_pld import one_bit_pld
 
 t0 = time.perf_counter()
@@ -636,7 +794,8 @@ ax1.set_ylabel("ε(δ = 1e-6)")
 ax2.set_ylabel("ε / ε of the optimistic exact PLD")
 ax1.legend(fontsize=8)
 fig.suptitle(f"k-fold composition, N = {N:,}, L = {BITS}, q = {Q:.4g}")
-show(fig)"""),
+show(fig)""",
+    ),
 ]
 
 
