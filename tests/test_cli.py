@@ -218,13 +218,13 @@ def read_csv_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
 
 def test_pmf_csv_matches_the_api_and_the_help(capsys, tmp_path):
     path = tmp_path / "pmf.csv"
-    code, out, err = run(capsys, [*PMF, "--csv", str(path)])
+    code, out, err = run(capsys, [*PMF, "--buckets", "12", "--csv", str(path)])
     assert code == 0, err
     columns, rows = read_csv_rows(path)
     _, help_text, _ = run(capsys, ["pmf", "--help"])
     documented = re.search(r"names the columns ([a-z_, ]+?):", " ".join(help_text.split()))
     assert documented is not None and documented.group(1).split(", ") == columns
-    d = gpu_rs.ratio_distribution(N, BITS, Q)
+    d = gpu_rs.ratio_distribution(N, BITS, Q, buckets=12)
     assert [r["kind"] for r in rows] == ["below"] + ["bucket"] * len(d.probs) + ["above"]
     buckets = [r for r in rows if r["kind"] == "bucket"]
     assert [float(r["r_left"]) for r in buckets] == pytest.approx(list(map(float, d.values)), rel=1e-12)
@@ -256,13 +256,13 @@ def test_pmf_flags(capsys):
 
 
 def test_pmf_threshold_and_json(capsys):
-    code, out, _ = run(capsys, [*PMF, "--ratio", "2"])
+    code, out, _ = run(capsys, [*PMF, "--buckets", "6", "--ratio", "2"])
     assert code == 0
     assert "P[R > 2]" in out
-    code, out, _ = run(capsys, [*PMF, "--json"])
+    code, out, _ = run(capsys, [*PMF, "--buckets", "6", "--json"])
     assert code == 0
     got = json.loads(out)
-    assert set(got) == set(gpu_rs.ratio_distribution(N, BITS, Q).to_dict())
+    assert set(got) == set(gpu_rs.ratio_distribution(N, BITS, Q, buckets=6).to_dict())
 
 
 def test_pmf_plot_writes_a_png(capsys, tmp_path):
