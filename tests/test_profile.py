@@ -254,3 +254,23 @@ def test_max_queries_zero_returns_the_curve_as_it_is():
     for d in p.delta([0.2, 0.6, 1.2, 2.5]):
         assert d.queries == 0
         assert d.met == (d.upper - d.lower <= max(1e-12, 1e-3 * d.lower))
+
+
+def test_one_bit_every_pair_beyond_the_search_budget_falls_back_to_the_proven_bound(monkeypatch):
+    """Where the exact search over every one-bit background would take too long (N = 1e6), scope
+    "all" answers with the proven bound (not a refusal), and says so; where both run (N = 1e4, the
+    search forced off) the bound lies above the exact maximum over backgrounds."""
+    from gpu_rs.pairs import background_delta
+
+    p = gpu_rs.privacy_profile(10**6, 1, 0.01799, backend="numpy")
+    assert p.guarantee.startswith("proven upper bound")
+    h = gpu_rs.privacy_profile(10**6, 1, 0.01799, scope="homogeneous", backend="numpy")
+    e, eh = p.epsilon(1e-6, eps_tol=1e-3), h.epsilon(1e-6, eps_tol=1e-3)
+    assert e.upper >= eh.upper and e.lower <= eh.upper
+    exact = gpu_rs.privacy_profile(10**4, 1, 0.01799, backend="numpy")
+    assert exact.guarantee == "proven for every neighbouring collection"
+    monkeypatch.setattr(background_delta, "fits", lambda n, q: False)
+    bound = gpu_rs.privacy_profile(10**4, 1, 0.01799, backend="numpy")
+    for eps in (0.1, 0.3, 0.6):
+        b, x = bound.delta(eps), exact.delta(eps)
+        assert b.upper >= x.upper and b.lower <= x.upper, (eps, b, x)

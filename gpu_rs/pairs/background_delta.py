@@ -37,6 +37,12 @@ def estimate_seconds(n: int, q: float) -> float:
     return SECONDS_PER_UNIT * n * span * BLOCK / 16.0 + 0.01
 
 
+def fits(n: int, q: float) -> bool:
+    """Whether the search over every background is started (estimated within :data:`MAX_SECONDS`);
+    beyond it ``scope="all"`` takes the proven bound of :mod:`gpu_rs.pairs.proven_delta` instead."""
+    return estimate_seconds(n, q) <= MAX_SECONDS
+
+
 def worst_delta(n: int, q: float, eps: float) -> tuple[float, float, int]:
     """``(lower, upper, a)``: bounds on ``max_a δ_a(ε)`` and the background attaining the lower end."""
     seconds = estimate_seconds(n, q)

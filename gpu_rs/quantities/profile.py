@@ -188,7 +188,7 @@ def privacy_profile(
         prob.bits,
         prob.q,
         scope,
-        guarantee(scope, exact_all=prob.bits == 1, quantity="delta"),
+        guarantee(scope, exact_all=engine.exact_all, quantity="delta"),
         rel_width,
         be.name,
         provenance(arguments, be.name),

@@ -172,6 +172,11 @@ class Profile:
     hinge: HingeCurve | None = None
     exact: Enumerated | None = None
 
+    @property
+    def exact_all(self) -> bool:
+        """Whether ``scope="all"`` is the exact maximum over every background (one bit, where it fits)."""
+        return self.bits == 1 and background_delta.fits(self.n, self.q)
+
     def _meets(self, lo: float, hi: float) -> bool:
         return hi - lo <= max(self.abs_width, self.rel_width * lo)
 
@@ -192,7 +197,7 @@ class Profile:
             found = self.hinge.deltas(np.asarray(eps), self.rel_width / 4, self.abs_width / 4, both=both)
             first = {name: list(zip(*(map(float, a) for a in found[name]), strict=True)) for name in self.orders}
         proven: list[float | None] = [None] * len(eps)
-        if self.scope == "all" and self.bits > 1:  # proven for every pair (pairs/proven_delta.py)
+        if self.scope == "all" and not self.exact_all:  # proven for every pair (pairs/proven_delta.py)
             positive = [e for e in eps if e > 0.0]
             values = iter(proven_delta.delta_upper(self.n, self.bits, self.q, np.array(positive)) if positive else [])
             proven = [float(next(values)) if e > 0.0 else 1.0 for e in eps]
@@ -228,7 +233,7 @@ class Profile:
         lower = max(v[0] for v in found.values())
         upper = max(v[1] for v in found.values())
         relaxation = 0.0
-        if self.scope == "all" and self.bits == 1:
+        if self.scope == "all" and self.exact_all:
             # every background, exactly (pairs/background_delta.py); it contains the homogeneous pair
             w_lo, w_hi, _ = background_delta.worst_delta(self.n, self.q, eps)
             lower, upper = max(lower, w_lo), max(w_hi, lower)
