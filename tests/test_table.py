@@ -152,32 +152,9 @@ def test_interrupt_terminates_running_rows(tmp_path):
     from gpu_rs.calibration.table_pool import run_rows
 
     out = str(tmp_path / "t.jsonl")
-    todo = [
-        {
-            "n": 1000,
-            "bits": 1,
-            "eps": 1.0,
-            "eta": 1e-2,
-            "delta": None,
-            "ratio": None,
-            "k": 1,
-            "scope": "forward",
-            "q_tol": 1e-4,
-            "sleep": 0.0,
-        },
-        {
-            "n": 2000,
-            "bits": 1,
-            "eps": 1.0,
-            "eta": 1e-2,
-            "delta": None,
-            "ratio": None,
-            "k": 1,
-            "scope": "forward",
-            "q_tol": 1e-4,
-            "sleep": 600.0,
-        },
-    ]
+    quick = {"n": 1000, "bits": 1, "eps": 1.0, "eta": 1e-2, "delta": None, "ratio": None, "k": 1}
+    quick.update(scope="forward", q_tol=1e-4, sleep=0.0)
+    todo = [quick, {**quick, "n": 2000, "sleep": 600.0}]
 
     def interrupt(done, total, row):
         raise KeyboardInterrupt
