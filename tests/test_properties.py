@@ -131,6 +131,8 @@ def test_ratio_distribution(gpu_rs, backend, n, bits, q):
 
 def test_ratio_distribution_seed_sf(gpu_rs, backend):
     """The seed's headline number through the distribution object."""
+    if backend == "array_api_strict":
+        pytest.skip("the namespace path of the distribution is checked by test_ratio_distribution (this takes 13 s)")
     d = gpu_rs.ratio_distribution(1000, 5, 0.2446, backend=backend, buckets=8)
     lo_e, hi_e = O.tail_condition(1000, 5, 0.2446, 2.0)
     lo, hi = d.sf(2.0)
