@@ -145,3 +145,18 @@ def test_every_edge_is_as_tight_as_tail_there(n, bits, q, refined):
         assert hi - lo <= max(b.upper - b.lower, asked) * (1 + 1e-9), (x, lo, hi, b.lower, b.upper)
     widths = d.sf_upper - d.sf_lower
     assert d.met == bool(np.all(widths <= np.maximum(1e-2 * np.minimum(d.sf_lower, 1 - d.sf_upper), 1e-10)))
+
+
+@pytest.mark.parametrize("j", [8, 12])
+def test_an_edge_on_an_atom_is_still_certified(j):
+    """An edge placed on (the float nearest) an atom of R: the curve cannot resolve it, the edge is
+    asked of tail at thresholds just below and above it, and the bracket holds the exact
+    P[R > x] for that float x (exact rationals)."""
+    n, q = 40, 0.1
+    r = Fraction(q) / (1 - Fraction(q))
+    atom = ((n - 1 - j) * r + j / r + 1 / r) / n  # j of the zero vectors and the outlier report 1
+    x = float(atom)
+    assert x > 1.0
+    d = gpu_rs.ratio_distribution(n, 1, q, backend="numpy", range=(x, 1.5 * x), buckets=2)
+    exact = exact_sf_l1(n, q, x)
+    assert d.sf_lower[0] <= exact <= d.sf_upper[0], (d.sf_lower[0], float(exact), d.sf_upper[0], d.refined)

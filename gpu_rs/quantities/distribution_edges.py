@@ -5,12 +5,12 @@ edge with one spectrum; its error is absolute, so far in a heavy tail (``P`` nea
 ``L = 40``, ``N = 1e7``) an edge can stay wider than asked. Each such edge above ``R = 1`` is asked
 again of the engine of ``tail(scope="forward")`` at ``e^ε = x``, and the two certified intervals
 are intersected (both contain the truth, so their intersection does), at the width asked of the
-edges (a finer one costs up to 6 times more per edge at ``L = 5``).
+edges (a finer one costs up to 6 times more per edge at ``L = 5``). ``tail`` takes a float ``ε``,
+so the lower end comes from a threshold just above ``x`` and the upper end from one just below
+(:data:`MARGIN`): both bound ``P[R > x]`` itself, even with an atom at ``x``.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -21,8 +21,11 @@ from gpu_rs.engine.pipeline import Plan, plan_terms
 from gpu_rs.pairs import scopes
 from gpu_rs.quantities.tail import DEFAULT_MAX_TERMS
 
-MAX_REFINED = 8
-"""Edges refined at most (the widest first): each is one tail query (0.2–2 s at L = 5)."""
+MAX_REFINED = 6
+"""Edges refined at most (the widest first): each is two tail queries (0.2–2 s each at L = 5)."""
+MARGIN = 1e-12
+"""The thresholds asked are ``e^(log x ± MARGIN)``: far beyond the rounding of ``log x`` (at most
+``700 u ≈ 8e-14`` for ``x < e^700``), so they lie below and above ``x`` itself."""
 
 
 def forward_tail(
@@ -53,17 +56,22 @@ def refine(
 
     ``widths`` is ``(rel, abs)`` asked of the edges, then ``(rel, abs)`` asked of ``tail``. Returns
     the new ``lower``, ``upper`` and the number of edges asked again. Only edges wider than asked
-    with ``MIN_EPS <= log x < MAX_EPS`` (the thresholds ``tail`` takes) are asked, widest
+    with ``MIN_EPS <= log x ± MARGIN < MAX_EPS`` (the thresholds ``tail`` takes) are asked, widest
     (relative to the width asked) first.
     """
     rel_width, abs_width = widths[:2]
     logs = np.log(np.maximum(edges, np.finfo(float).tiny))
-    todo = np.flatnonzero(wide(lower, upper, rel_width, abs_width) & (logs >= MIN_EPS) & (logs < MAX_EPS))
+    inside = (logs - MARGIN >= MIN_EPS) & (logs + MARGIN < MAX_EPS)
+    todo = np.flatnonzero(wide(lower, upper, rel_width, abs_width) & inside)
     excess = (upper - lower)[todo] / np.maximum(rel_width * np.minimum(lower, 1.0 - upper)[todo], abs_width)
     todo = todo[np.argsort(-excess, kind="stable")][:MAX_REFINED]
     lower, upper = lower.copy(), upper.copy()
     for i in todo.tolist():
-        x = math.log(float(edges[i]))
-        lo, hi = forward_tail(prob.n, prob.bits, prob.q, x, backend, widths[2], widths[3])
+        # tail's threshold is e^ε for a float ε; two thresholds bracketing x give bounds at x itself
+        # (the sf does not increase), whatever atom lies near x.
+        lo = forward_tail(prob.n, prob.bits, prob.q, float(logs[i]) + MARGIN, backend, *widths[2:])[0]
+        hi = forward_tail(prob.n, prob.bits, prob.q, float(logs[i]) - MARGIN, backend, *widths[2:])[1]
+        if max(lower[i], lo) > min(upper[i], hi):
+            raise RuntimeError(f"two certified intervals for P[R > {edges[i]!r}] are disjoint: a bug")
         lower[i], upper[i] = max(lower[i], lo), min(upper[i], hi)
     return lower, upper, int(todo.shape[0])
