@@ -120,17 +120,18 @@ class RatioDistribution(ToDict):
     def sf(self, x: float) -> tuple[float, float]:
         """Certified ``(lower, upper)`` bounds on ``P[R > x]``, computed at ``x`` itself (a number, not NaN).
 
-        For ``x > 1`` this is the engine of ``tail(scope="forward")`` at ``e^ε = x``; for ``x <= 1``
-        the distribution's curve.
+        For ``x > 1`` this is the engine of ``tail(scope="forward")`` at two thresholds bracketing
+        ``x`` (:func:`~gpu_rs.quantities.distribution_edges.sf_at`: bounds at ``x`` itself, even
+        on an atom); for ``x <= 1`` the distribution's curve.
         """
         from gpu_rs.quantities.distribution_curve import ForwardCurve
-        from gpu_rs.quantities.distribution_edges import forward_tail
+        from gpu_rs.quantities.distribution_edges import MARGIN, sf_at
 
         x = check_real("x", x)
         if math.isinf(x):
             return (0.0, 0.0) if x > 0 else (1.0, 1.0)
-        if MIN_EPS <= math.log(x) < MAX_EPS if x > 0.0 else False:
-            return forward_tail(self.n, self.bits, self.q, math.log(x), self.backend, REL_WIDTH, ABS_WIDTH)
+        if MIN_EPS + MARGIN <= math.log(x) < MAX_EPS - MARGIN if x > 0.0 else False:
+            return sf_at(self.n, self.bits, self.q, x, self.backend, REL_WIDTH, ABS_WIDTH)
         if "point" not in self._curves:
             self._curves["point"] = ForwardCurve(self.n, self.bits, self.q, EDGE_TERMS, get_backend(self.backend).xp)
         found = self._curves["point"].sf(np.array([x]), REL_WIDTH, ABS_WIDTH)

@@ -12,6 +12,8 @@ so the lower end comes from a threshold just above ``x`` and the upper end from 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from gpu_rs.common.backend import get_backend
@@ -36,6 +38,20 @@ def forward_tail(
     plan_ = Plan(rel_width, abs_width, plan_terms(DEFAULT_MAX_TERMS, be.free_memory(), None))
     b = scopes.forward(Problem(n, bits, q, log_x), False, plan_, be.xp).bounds
     return float(b.lower), float(b.upper)
+
+
+def sf_at(
+    n: int, bits: int, q: float, x: float, backend: str, rel_width: float, abs_width: float
+) -> tuple[float, float]:
+    """Certified ``P[R > x]`` from ``tail``'s engine at ``e^(log x ± MARGIN)``, which bracket ``x``.
+
+    ``tail`` takes a float ``ε``: the threshold just above ``x`` gives the lower end and the one
+    just below the upper end (the sf does not increase), so both hold at ``x`` whatever atom lies
+    near it. Needs ``MIN_EPS <= log x ± MARGIN < MAX_EPS``.
+    """
+    log_x = math.log(x)
+    lower = forward_tail(n, bits, q, log_x + MARGIN, backend, rel_width, abs_width)[0]
+    return lower, forward_tail(n, bits, q, log_x - MARGIN, backend, rel_width, abs_width)[1]
 
 
 def wide(lower: np.ndarray, upper: np.ndarray, rel_width: float, abs_width: float) -> np.ndarray:
@@ -67,10 +83,7 @@ def refine(
     todo = todo[np.argsort(-excess, kind="stable")][:MAX_REFINED]
     lower, upper = lower.copy(), upper.copy()
     for i in todo.tolist():
-        # tail's threshold is e^ε for a float ε; two thresholds bracketing x give bounds at x itself
-        # (the sf does not increase), whatever atom lies near x.
-        lo = forward_tail(prob.n, prob.bits, prob.q, float(logs[i]) + MARGIN, backend, *widths[2:])[0]
-        hi = forward_tail(prob.n, prob.bits, prob.q, float(logs[i]) - MARGIN, backend, *widths[2:])[1]
+        lo, hi = sf_at(prob.n, prob.bits, prob.q, float(edges[i]), backend, *widths[2:])
         if max(lower[i], lo) > min(upper[i], hi):
             raise RuntimeError(f"two certified intervals for P[R > {edges[i]!r}] are disjoint: a bug")
         lower[i], upper[i] = max(lower[i], lo), min(upper[i], hi)
