@@ -30,6 +30,8 @@ MC_MIN_SECONDS = 0.5
 """Monte Carlo runs at the exact method's wall time, but never shorter than this."""
 
 
+MEASURED = ("seconds", "peak", "delta", "py", "terms", "lower", "upper", "width", "rel", "met")
+"""Cells of the engine table after the case's own columns, in order."""
 ISOLATION = {
     True: "a fresh spawned process per measurement",
     False: "one shared spawned worker (peak mark reset per task)",
@@ -254,26 +256,11 @@ def build_tables(res: dict[str, Any]) -> list[Table]:
         if "error" in cells:
             engine.add([key, "—", "ERROR", "—", cells["error"]] + ["—"] * (len(ENGINE_HEADERS) - 5))
             continue
+        measured = [cells[k] for k in MEASURED]
         if case["kind"] == "calibrate":
             r = run["result"]
-            engine.add(
-                [
-                    key,
-                    cells["backend"],
-                    f"calibrate ({r['steps']} tails, max {fmt_s(r['step_seconds_max'])})",
-                    f"{r['q']:.8g}",
-                    cells["seconds"],
-                    cells["peak"],
-                    cells["delta"],
-                    cells["py"],
-                    cells["terms"],
-                    cells["lower"],
-                    cells["upper"],
-                    cells["width"],
-                    cells["rel"],
-                    cells["met"],
-                ]
-            )
+            calibrated = f"calibrate ({r['steps']} tails, max {fmt_s(r['step_seconds_max'])})"
+            engine.add([key, cells["backend"], calibrated, f"{r['q']:.8g}", *measured])
             if r.get("three_sigma_q") is not None:
                 ok = r["three_sigma_upper"] <= case["eta"]
                 three.add(
@@ -291,24 +278,7 @@ def build_tables(res: dict[str, Any]) -> list[Table]:
                 )
             continue
         r = run["result"]
-        engine.add(
-            [
-                key,
-                cells["backend"],
-                cells["method"],
-                f"{case['q']:g}",
-                cells["seconds"],
-                cells["peak"],
-                cells["delta"],
-                cells["py"],
-                cells["terms"],
-                cells["lower"],
-                cells["upper"],
-                cells["width"],
-                cells["rel"],
-                cells["met"],
-            ]
-        )
+        engine.add([key, cells["backend"], cells["method"], f"{case['q']:g}", *measured])
         if "mc" in item:
             m = item["mc"]
             ew = r["upper"] - r["lower"]
