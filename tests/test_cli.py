@@ -268,7 +268,7 @@ def test_pmf_threshold_and_json(capsys):
 def test_pmf_plot_writes_a_png(capsys, tmp_path):
     pytest.importorskip("matplotlib")
     path = tmp_path / "pmf.png"
-    code, _, err = run(capsys, [*PMF, "--plot", str(path)])
+    code, _, err = run(capsys, [*PMF, "--buckets", "8", "--plot", str(path)])
     assert code == 0, err
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

@@ -64,7 +64,7 @@ class RatioDistribution(ToDict):
         Sums of the certified lower and upper bounds of every bucket and both outside entries:
         the true total, 1, lies between them.
     refined : int
-        Edges the curve left wider than asked, asked again of ``tail``'s engine (at most 6, widest first).
+        Edges the curve left wider than asked, asked again of ``tail``'s engine (at most 4, widest first).
     met : bool
         Whether every edge's bracket is within ``max(1e-2 · min(sf, 1 − sf), 1e-10)``, the width
         asked of the edges.

@@ -23,7 +23,7 @@ from gpu_rs.engine.pipeline import Plan, plan_terms
 from gpu_rs.pairs import scopes
 from gpu_rs.quantities.tail import DEFAULT_MAX_TERMS
 
-MAX_REFINED = 6
+MAX_REFINED = 4
 """Edges refined at most (the widest first): each is two tail queries (0.2–2 s each at L = 5)."""
 MARGIN = 1e-12
 """The thresholds asked are ``e^(log x ± MARGIN)``: far beyond the rounding of ``log x`` (at most
