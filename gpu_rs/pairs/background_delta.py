@@ -24,7 +24,7 @@ import numpy as np
 
 from gpu_rs.common.errors import TimeBudgetError
 from gpu_rs.common.floats import UNIT
-from gpu_rs.pairs.counts import BLOCK, OUTSIDE, WINDOW_LOG, block_masses
+from gpu_rs.pairs.counts import BLOCK, OUTSIDE, WINDOW_LOG, block_masses, half_width
 
 SECONDS_PER_UNIT = 4e-8
 """Measured cost per background and per unit of its span (2-core CPU)."""
@@ -45,10 +45,9 @@ def fits(n: int, q: float) -> bool:
 
 def worst_delta(n: int, q: float, eps: float) -> tuple[float, float, int]:
     """``(lower, upper, a)``: bounds on ``max_a δ_a(ε)`` and the background attaining the lower end."""
-    seconds = estimate_seconds(n, q)
-    if seconds > MAX_SECONDS:
+    if not fits(n, q):
         raise TimeBudgetError(
-            f"scope='all' for delta at bits=1 would take about {seconds / 60:.0f} min at n={n} (at most "
+            f"scope='all' for delta at bits=1 would take about {estimate_seconds(n, q) / 60:.0f} min at n={n} (at most "
             f"{MAX_SECONDS / 60:.0f} min is started): use scope='homogeneous', or a smaller n"
         )
     p, lam = 1.0 - q, math.exp(eps)
@@ -57,7 +56,7 @@ def worst_delta(n: int, q: float, eps: float) -> tuple[float, float, int]:
     up, down = (p - lam * q) * (1.0 + 8.0 * UNIT), (lam * p - q) * (1.0 - 8.0 * UNIT)
     up_lo, down_hi = (p - lam * q) * (1.0 - 8.0 * UNIT), (lam * p - q) * (1.0 + 8.0 * UNIT)
     var = (n - 1) * p * q
-    t = WINDOW_LOG / 3.0 + math.sqrt((WINDOW_LOG / 3.0) ** 2 + 2.0 * var * WINDOW_LOG) + 2.0
+    t = half_width(var) + 2.0
     best = (0.0, 0.0, n - 1)
     top = 0.0
     for a0 in range(0, n, BLOCK):

@@ -44,6 +44,13 @@ class Binomial:
         return self.lo + self.pmf.shape[0] - 1
 
 
+def half_width(var: float) -> float:
+    """Bernstein's deviation ``t`` beyond which a binomial of variance ``var`` leaves at most
+    ``e^-WINDOW_LOG`` of mass on each side: ``P(B − E B > t) <= exp(−t² / (2 var + 2t/3))``, and
+    likewise below."""
+    return WINDOW_LOG / 3.0 + math.sqrt((WINDOW_LOG / 3.0) ** 2 + 2.0 * var * WINDOW_LOG)
+
+
 def binomial(n: int, pi: float, *, whole: bool = False) -> Binomial:
     """``Bin(n, pi)`` on the window that Bernstein's inequality certifies up to ``OUTSIDE / 2`` a side
     (on all of ``0 … n`` if ``whole``).
@@ -56,7 +63,7 @@ def binomial(n: int, pi: float, *, whole: bool = False) -> Binomial:
     if n == 0:
         return Binomial(0, np.ones(1), 0.0)
     var = n * pi * (1.0 - pi)
-    t = WINDOW_LOG / 3.0 + math.sqrt((WINDOW_LOG / 3.0) ** 2 + 2.0 * var * WINDOW_LOG)
+    t = half_width(var)
     lo, hi = (0, n) if whole else (max(0, math.floor(n * pi - t)), min(n, math.ceil(n * pi + t)))
     m = min(max(math.floor((n + 1) * pi), lo), hi)
     terms = (
@@ -81,9 +88,7 @@ def block_size(n: int, q: float) -> int:
     """Backgrounds per block for the tail search: a block costs about ``m²`` per column and its
     columns grow with ``m``, so narrow windows (small ``n q``) favour small blocks (measured:
     32 is 3–7× faster than 256 where the window is a few hundred counts, slower where it is wide)."""
-    var = n * q * (1.0 - q)
-    width = 2.0 * (WINDOW_LOG / 3.0 + math.sqrt((WINDOW_LOG / 3.0) ** 2 + 2.0 * var * WINDOW_LOG))
-    return NARROW_BLOCK if width <= NARROW_WINDOW else BLOCK
+    return NARROW_BLOCK if 2.0 * half_width(n * q * (1.0 - q)) <= NARROW_WINDOW else BLOCK
 
 
 @lru_cache(maxsize=16)
