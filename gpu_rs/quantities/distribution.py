@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from gpu_rs.common.backend import get_backend
-from gpu_rs.common.limits import MAX_EPS, MIN_EPS
 from gpu_rs.common.serialize import ToDict, plain
 from gpu_rs.common.validation import Problem, check_bool, check_int, check_open, check_real
 from gpu_rs.pairs.guarantees import guarantee
@@ -125,12 +124,12 @@ class RatioDistribution(ToDict):
         on an atom); for ``x <= 1`` the distribution's curve.
         """
         from gpu_rs.quantities.distribution_curve import ForwardCurve
-        from gpu_rs.quantities.distribution_edges import MARGIN, sf_at
+        from gpu_rs.quantities.distribution_edges import sf_at, takes
 
         x = check_real("x", x)
         if math.isinf(x):
             return (0.0, 0.0) if x > 0 else (1.0, 1.0)
-        if MIN_EPS + MARGIN <= math.log(x) < MAX_EPS - MARGIN if x > 0.0 else False:
+        if x > 0.0 and takes(math.log(x)):
             return sf_at(self.n, self.bits, self.q, x, self.backend, REL_WIDTH, ABS_WIDTH)
         if "point" not in self._curves:
             self._curves["point"] = ForwardCurve(self.n, self.bits, self.q, EDGE_TERMS, get_backend(self.backend).xp)

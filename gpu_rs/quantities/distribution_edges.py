@@ -13,6 +13,7 @@ so the lower end comes from a threshold just above ``x`` and the upper end from 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -54,10 +55,19 @@ def sf_at(
     return lower, forward_tail(n, bits, q, log_x - MARGIN, backend, rel_width, abs_width)[1]
 
 
+def takes(log_x: Any) -> Any:
+    """Whether ``tail`` takes both thresholds ``e^(log x ± MARGIN)`` (elementwise)."""
+    return (log_x - MARGIN >= MIN_EPS) & (log_x + MARGIN < MAX_EPS)
+
+
+def asked(lower: np.ndarray, upper: np.ndarray, rel_width: float, abs_width: float) -> np.ndarray:
+    """The width asked of each bracket: ``max(rel_width · min(sf, 1 − sf), abs_width)``."""
+    return np.maximum(rel_width * np.maximum(np.minimum(lower, 1.0 - upper), 0.0), abs_width)
+
+
 def wide(lower: np.ndarray, upper: np.ndarray, rel_width: float, abs_width: float) -> np.ndarray:
-    """Whether each bracket is wider than ``max(rel_width · min(sf, 1 − sf), abs_width)``."""
-    size = np.minimum(lower, 1.0 - upper)
-    return (upper - lower) > np.maximum(rel_width * np.maximum(size, 0.0), abs_width)
+    """Whether each bracket is wider than :func:`asked`."""
+    return (upper - lower) > asked(lower, upper, rel_width, abs_width)
 
 
 def refine(
@@ -75,12 +85,9 @@ def refine(
     with ``MIN_EPS <= log x ± MARGIN < MAX_EPS`` (the thresholds ``tail`` takes) are asked, widest
     (relative to the width asked) first.
     """
-    rel_width, abs_width = widths[:2]
-    logs = np.log(np.maximum(edges, np.finfo(float).tiny))
-    inside = (logs - MARGIN >= MIN_EPS) & (logs + MARGIN < MAX_EPS)
-    todo = np.flatnonzero(wide(lower, upper, rel_width, abs_width) & inside)
-    excess = (upper - lower)[todo] / np.maximum(rel_width * np.minimum(lower, 1.0 - upper)[todo], abs_width)
-    todo = todo[np.argsort(-excess, kind="stable")][:MAX_REFINED]
+    excess = (upper - lower) / asked(lower, upper, *widths[:2])
+    todo = np.flatnonzero((excess > 1.0) & takes(np.log(np.maximum(edges, np.finfo(float).tiny))))
+    todo = todo[np.argsort(-excess[todo], kind="stable")][:MAX_REFINED]
     lower, upper = lower.copy(), upper.copy()
     for i in todo.tolist():
         lo, hi = sf_at(prob.n, prob.bits, prob.q, float(edges[i]), backend, *widths[2:])
