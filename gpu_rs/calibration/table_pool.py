@@ -36,7 +36,12 @@ def run_rows(
         return []
     done, total = counts
     context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(min(workers, len(todo)), mp_context=context) if executor is None else executor
+    local: ProcessPoolExecutor | None = None
+    pool: Executor
+    if executor is None:
+        pool = local = ProcessPoolExecutor(min(workers, len(todo)), mp_context=context)
+    else:
+        pool = executor
     writer = RowWriter(out) if out is not None else None
     new: list[Row] = []
     futures = [pool.submit(task, s, options) for s in todo]
@@ -61,8 +66,8 @@ def run_rows(
             future.cancel()
         if writer is not None:
             writer.close()
-        if isinstance(pool, ProcessPoolExecutor) and executor is None:
-            _stop(pool, wait=finished)
+        if local is not None:  # a caller's executor is the caller's to shut down
+            _stop(local, wait=finished)
     return new
 
 
