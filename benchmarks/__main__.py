@@ -251,6 +251,7 @@ def build_tables(res: dict[str, Any]) -> list[Table]:
     for item in res["cases"]:
         case = item["case"]
         key = f"{case['key']}: {case['title']}"
+        setting = [key, case["n"], case["bits"], fmt_g(case["eps"])]
         run = item["exact"]
         cells = _exact_cells(run)
         if "error" in cells:
@@ -265,10 +266,7 @@ def build_tables(res: dict[str, Any]) -> list[Table]:
                 ok = r["three_sigma_upper"] <= case["eta"]
                 three.add(
                     [
-                        key,
-                        case["n"],
-                        case["bits"],
-                        fmt_g(case["eps"]),
+                        *setting,
                         f"{r['three_sigma_q']:.6g}",
                         "—",
                         f"[{fmt_p(r['three_sigma_lower'], 4)}, {fmt_p(r['three_sigma_upper'], 4)}]",
@@ -311,14 +309,11 @@ def build_tables(res: dict[str, Any]) -> list[Table]:
         if "three_sigma" in item:
             t3 = item["three_sigma"]
             if "error" in t3:
-                three.add([key, case["n"], case["bits"], fmt_g(case["eps"]), t3["error"], "—", "—", "—", "—"])
+                three.add([*setting, t3["error"], "—", "—", "—", "—"])
             elif "error" in t3["tail"]:
                 three.add(
                     [
-                        key,
-                        case["n"],
-                        case["bits"],
-                        fmt_g(case["eps"]),
+                        *setting,
                         f"{t3['q']:.6g}",
                         fmt_s(t3["seconds"]),
                         "ERROR " + t3["tail"]["error"],
@@ -332,10 +327,7 @@ def build_tables(res: dict[str, Any]) -> list[Table]:
                 verdict = "yes" if ok else ("NO" if tr["lower"] > C.ETA_3SIGMA else "undecided")
                 three.add(
                     [
-                        key,
-                        case["n"],
-                        case["bits"],
-                        fmt_g(case["eps"]),
+                        *setting,
                         f"{t3['q']:.6g}",
                         fmt_s(t3["seconds"]),
                         f"[{fmt_p(tr['lower'], 4)}, {fmt_p(tr['upper'], 4)}]",
