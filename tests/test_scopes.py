@@ -108,6 +108,29 @@ def test_l1_all_pairs_against_every_pair(n, q, eps):
     assert b.lower <= search.upper and search.lower <= b.upper
 
 
+@pytest.mark.parametrize(("n", "q", "eps", "inclusive"), [(2000, 0.004, 1.0, False), (1500, 0.03, 0.5, True)])
+def test_l1_interval_bound_covers_every_background_inside(n, q, eps, inclusive):
+    """The bound of an interval of backgrounds from its two ends (docs/worst-case.md §3,
+    ``T(a) <= P'_{a2}[K >= k*(a1) − (a2 − a1)]``) is at least the exact tail of every background
+    inside it, for nested intervals from the whole range down to a few backgrounds; small ``q``
+    (the first case) is where ``k*`` moves by a whole count between neighbours."""
+    from gpu_rs.pairs.backgrounds import WorstBackground
+
+    brute = op.l1_all_pairs(n, q, math.exp(eps), inclusive)["tails"]
+    search = WorstBackground(n, q, math.exp(eps), inclusive)
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        a1, a2 = sorted(int(a) for a in rng.integers(0, n, size=2))
+        if a2 - a1 < 2:
+            continue
+        search.evaluate(a1)
+        search.evaluate(a2)
+        assert search.interval_upper(a1, a2) >= brute[a1 : a2 + 1].max()
+    search.evaluate(0)
+    search.evaluate(n - 1)
+    assert search.interval_upper(0, n - 1) >= brute.max()
+
+
 def test_l1_all_pairs_falls_back_to_the_proven_bound_where_the_search_would_not_finish():
     b = gpu_rs.tail(10**9, 1, 0.1, 0.5, scope="all")
     assert "would take about" in b.worst

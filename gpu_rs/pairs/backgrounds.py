@@ -13,7 +13,8 @@ and ``B_a`` is log-concave, so ``R`` increases in ``k`` and ``T(a) = P'_a[K >= k
 ``k*(a) = min{k : ρ_a(k) > θ}``, ``θ = (λp − q)/(p − λq)``. Two likelihood-ratio orders
 (``B_{a+1} <=_lr B_a <=_lr B_{a+1} + 1``) give, for ``a1 <= a <= a2``,
 
-    k*(a2) <= k*(a) <= k*(a1),    T(a) <= min(P'_{a1}[K >= k*(a2)], P'_{a2}[K >= k*(a2) − (a2 − a1)]),
+    k*(a2) <= k*(a) <= k*(a1),   k*(a) + a nondecreasing,
+    T(a) <= min(P'_{a1}[K >= k*(a2)], P'_{a2}[K >= k*(a1) − (a2 − a1)]),
 
 and where ``k*(a1) = k*(a2)`` the first bound is ``T(a1)`` itself. So an interval of
 backgrounds is bounded from its two ends (docs/worst-case.md has the proofs).
@@ -186,7 +187,7 @@ class WorstBackground:
         if k1_lo == k1_hi == k2_lo == k2_hi:
             return up1
         first = self.tail_upper(a1, k2_lo)
-        return first if first <= self.best + FLOOR else min(first, self.tail_upper(a2, k2_lo - (a2 - a1)))
+        return first if first <= self.best + FLOOR else min(first, self.tail_upper(a2, max(k1_lo, k2_lo) - (a2 - a1)))
 
     @property
     def best(self) -> float:
