@@ -404,3 +404,18 @@ def test_eps_and_ratio_exclusive(gpu_rs):
 def test_bad_q_tol(gpu_rs, q_tol):
     with pytest.raises(ValueError, match="q_tol"):
         gpu_rs.calibrate(1000, 5, 1.0, 1e-3, q_tol=q_tol, scope="forward")
+
+
+def test_all_pairs_of_several_bits_reports_the_answer_whole(gpu_rs):
+    """scope="all", L >= 2: the search's queries only decide "upper <= eta?" (no family search),
+    then the answer is computed again whole: its tail is the plain ``tail`` call's at q, with the
+    best pair known, and q − q_tol does not certify."""
+    n, bits, eps, eta, q_tol = 300, 2, 1.0, 1e-2, 1e-3
+    c = gpu_rs.calibrate(n, bits, eps, eta, q_tol=q_tol)
+    whole = gpu_rs.tail(n, bits, c.q, eps, abs_width=1e-4 * eta)  # as calibrate asks it
+    assert (c.tail.lower, c.tail.upper) == (whole.lower, whole.upper) and c.tail.upper <= eta
+    assert "a decision against" not in c.tail.worst and any(s["phase"] == "report" for s in c.steps)
+    assert any(s["phase"] == "search" for s in c.steps)
+    assert gpu_rs.tail(n, bits, c.q - q_tol, eps).upper > eta
+    three = gpu_rs.tail(n, bits, c.three_sigma_q, eps, rel_width=0.1)
+    assert c.three_sigma_tail.lower == three.lower and "a decision against" not in c.three_sigma_tail.worst

@@ -140,25 +140,49 @@ def calibrate(
         )
     eta = check_target("eta", eta)
 
+    # The all-pairs bound of several bits: the search's queries only decide "upper <= eta?"; the
+    # answer and the 3-sigma rule's q (the bracket's first query, compared at the end) are
+    # computed whole, with the best pair known.
+    decided = scope == "all" and bits >= 2
+    three_q: float | None = None
+    try:
+        three_q = three_sigma_q(n, bits, eps, k=k)
+    except ValueError as exc:
+        three_note = f"3-sigma rule: {exc}"
+
     def compute(q: float, width: float) -> tuple[TailBound, float]:
         # Only "upper <= eta?" matters: tails far below eta need no finer width than this.
-        b = tail(n, bits, q, eps, scope=scope, k=k, rel_width=width, abs_width=0.1 * width * eta, backend=backend)
+        decide = eta if decided and query.phase != "report" and q != three_q else None
+        b = tail(
+            n,
+            bits,
+            q,
+            eps,
+            scope=scope,
+            k=k,
+            rel_width=width,
+            abs_width=0.1 * width * eta,
+            backend=backend,
+            decide=decide,
+        )
         return b, b.seconds
 
     query = Queries(compute, rel_width, progress, max_seconds)
     # One bit, one report: the tail's pieces in q have proven floors (docs/calibration.md).
     pieces = OneBitDips(n, eps, scope) if bits == 1 and k == 1 else None
     hi, notes, violations = smallest_q(n, bits, eps, eta, q_tol, query, ("eta", "tail"), pieces)
-    three_q = three_tail = three_sigma = None
+    if decided:
+        query.phase = "report"
+        query.again(hi)
+    three_tail = three_sigma = None
     query.phase = "compare"
-    try:
-        three_q = three_sigma_q(n, bits, eps, k=k)
+    if three_q is None:
+        notes.append(three_note)
+    else:
         three_tail = query.settled(three_q, eta)
         three_sigma = precision_sigma(n, three_q, k)
-    except ValueError as exc:
-        notes.append(f"3-sigma rule: {exc}")
     ldp = local_dp_q(bits, eps / k)  # k reports compose: each must be (eps/k)-LDP
-    final = query.seen[hi]
+    final = query.final(hi, eta)
     if not final.met:
         notes.append(
             f"the tail at q could not be computed to rel_width={rel_width:g}; its certified width is {final.width:.3e}"

@@ -95,6 +95,14 @@ class Queries:
                 "slow: ask a larger eta or delta or a coarser rel_width, or raise max_seconds"
             )
 
+    def again(self, q: float) -> Any:
+        """The value at ``q`` computed anew at ``rel_width`` (for a ``compute`` that now does more);
+        the value that certified ``q``, if any, is kept."""
+        for cache in (self.seen, self.widths):
+            cache.pop(q, None)
+        self.exhausted.discard(q)
+        return self(q)
+
     def decide(self, q: float, target: float, width: float = COARSE) -> bool:
         """Whether ``q`` certifies (``upper <= target``), starting at ``width`` and refining while undecided."""
         width = min(COARSE, max(width, self.rel_width))

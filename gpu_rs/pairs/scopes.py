@@ -125,18 +125,18 @@ def estimate_seconds(n: int, q: float) -> float:
     return SECONDS_PER_BACKGROUND * n * math.sqrt(n * q * (1.0 - q)) + 0.05
 
 
-def answer(scope: str, prob: Problem, inclusive: bool, plan: Plan, xp: object) -> Scoped:
-    """The certified tail over the pairs ``scope`` covers (SPEC §1.1)."""
+def answer(scope: str, prob: Problem, inclusive: bool, plan: Plan, xp: object, decide: float = 0.0) -> Scoped:
+    """The certified tail over the pairs ``scope`` covers (SPEC §1.1); ``decide > 0``: see :func:`proven_all`."""
     if scope == "forward":
         return forward(prob, inclusive, plan, xp)
     if scope == "homogeneous":
         return homogeneous(prob, inclusive, plan, xp)
     if prob.bits == 1:
-        return every_background(prob, inclusive, plan, xp)
-    return proven_all(prob, inclusive, plan, xp)
+        return every_background(prob, inclusive, plan, xp, decide)
+    return proven_all(prob, inclusive, plan, xp, decide=decide)
 
 
-def every_background(prob: Problem, inclusive: bool, plan: Plan, xp: object) -> Scoped:
+def every_background(prob: Problem, inclusive: bool, plan: Plan, xp: object, decide: float = 0.0) -> Scoped:
     """``scope="all"`` for one bit: the certified maximum over every background (:mod:`gpu_rs.pairs.backgrounds`)."""
     seconds = estimate_seconds(prob.n, prob.q)
     if seconds > MAX_SECONDS:
@@ -145,6 +145,7 @@ def every_background(prob: Problem, inclusive: bool, plan: Plan, xp: object) -> 
             inclusive,
             plan,
             xp,
+            decide=decide,
             note=f"the exact search over every background would take about {seconds / 60:.0f} min "
             f"(at most {MAX_SECONDS / 60:.0f} min is started)",
         )
@@ -167,7 +168,29 @@ def every_background(prob: Problem, inclusive: bool, plan: Plan, xp: object) -> 
     return Scoped(bounds, tuple(pairs), name, exact_all=True)
 
 
-def proven_all(prob: Problem, inclusive: bool, plan: Plan, xp: object, note: str = "") -> Scoped:
+def best_known(
+    prob: Problem, inclusive: bool, plan: Plan, xp: object, seed: tuple[PairBound, ...], best: PairBound
+) -> tuple[PairBound, str]:
+    """The best pair known among the homogeneous backgrounds (``best`` if none beats it), and a note
+    on the search; ``seed`` holds the seed's pair in both orders, already computed."""
+    fwd, rev = seed
+    try:
+        known = {
+            Member(prob.bits, prob.bits, 0, 0): Bounds(fwd.lower, fwd.upper, ErrorBudget(), fwd.method),
+            Member(prob.bits, prob.bits, prob.bits, 0): Bounds(rev.lower, rev.upper, ErrorBudget(), rev.method),
+        }
+        found = family_max(prob, inclusive, plan, xp, known)
+    except TimeBudgetError as err:
+        return best, f"homogeneous backgrounds not searched: {err}"
+    note = f"{found.evaluated} of {found.members} homogeneous backgrounds evaluated"
+    if found.upper is not None:
+        note += f", every one's tail <= {found.upper:.6g}"
+    if found.bounds.lower > best.lower:
+        best = PairBound(found.best.describe(prob.n), found.bounds.lower, found.bounds.upper, found.bounds.method)
+    return best, note
+
+
+def proven_all(prob: Problem, inclusive: bool, plan: Plan, xp: object, note: str = "", decide: float = 0.0) -> Scoped:
     """``scope="all"`` as a bound: ``[the largest homogeneous background's tail, the clone bound]``.
 
     The lower end is a certified tail of one pair (the best member of the family of
@@ -176,25 +199,18 @@ def proven_all(prob: Problem, inclusive: bool, plan: Plan, xp: object, note: str
     bound and the graded blanket of :mod:`gpu_rs.pairs.reduction` (never above the collapsed clone
     bound of :mod:`gpu_rs.pairs.clones`). Their gap is relaxation. ``pairs``
     holds three entries: the best pair known (named), then the seed's pair in both orders.
+    ``decide > 0`` only decides ``upper <= decide``: the family is not searched (the lower end is
+    the seed's pair) and the upper end is refined only as far as the decision needs.
     """
     both = homogeneous(prob, inclusive, plan, xp)
     fwd, rev = both.pairs
     top = fwd if fwd.lower >= rev.lower else rev
     best = PairBound(f"the seed's pair, {top.pair} order", top.lower, top.upper, top.method)
-    try:
-        known = {
-            Member(prob.bits, prob.bits, 0, 0): Bounds(fwd.lower, fwd.upper, ErrorBudget(), fwd.method),
-            Member(prob.bits, prob.bits, prob.bits, 0): Bounds(rev.lower, rev.upper, ErrorBudget(), rev.method),
-        }
-        found = family_max(prob, inclusive, plan, xp, known)
-        family_note = f"{found.evaluated} of {found.members} homogeneous backgrounds evaluated"
-        if found.upper is not None:
-            family_note += f", every one's tail <= {found.upper:.6g}"
-        if found.bounds.lower > best.lower:
-            best = PairBound(found.best.describe(prob.n), found.bounds.lower, found.bounds.upper, found.bounds.method)
-    except TimeBudgetError as err:
-        family_note = f"homogeneous backgrounds not searched: {err}"
-    bound, eps_step, d, method = reduction.tail_upper(prob.n, prob.bits, prob.q, prob.eps)
+    if decide > 0.0:
+        family_note = f"homogeneous backgrounds not searched: a decision against {decide:.6g} only"
+    else:
+        best, family_note = best_known(prob, inclusive, plan, xp, both.pairs, best)
+    bound, eps_step, d, method = reduction.tail_upper(prob.n, prob.bits, prob.q, prob.eps, goal=decide)
     upper = min(1.0, bound)
     lower = best.lower
     if upper < lower:

@@ -14,6 +14,7 @@ from gpu_rs.common.validation import (
     check_int,
     check_k,
     check_k_scope,
+    check_open,
     check_rel_width,
     check_scope,
     resolve_eps,
@@ -44,6 +45,7 @@ def tail(
     backend: str = "auto",
     max_terms: int = DEFAULT_MAX_TERMS,
     max_memory: int | None = None,
+    decide: float | None = None,
 ) -> TailBound:
     """Certified bounds on ``P[R > e^eps]`` over the neighbouring pairs ``scope`` covers.
 
@@ -76,6 +78,12 @@ def tail(
         Most Fourier terms to use before giving up on the target width, ``>= 2048``.
     max_memory : int, optional
         Memory budget in bytes (default: half the free memory of the device).
+    decide : float, optional
+        Only decide whether the tail is at most this value, in ``(0, 1)``. For ``scope="all"``
+        with ``bits >= 2`` the proven upper end is then refined only as far as the decision
+        needs, and the search over homogeneous backgrounds for the best pair known is skipped
+        (the lower end is the seed's pair). The result is still certified, perhaps wider;
+        other scopes ignore it. :func:`~gpu_rs.calibrate` decides its queries this way.
 
     Returns
     -------
@@ -101,12 +109,14 @@ def tail(
     max_terms = check_int("max_terms", max_terms, FIRST_TERMS, 1 << 27)
     if max_memory is not None:
         max_memory = check_int("max_memory", max_memory, 1, 1 << 50)
+    if decide is not None:
+        decide = check_open("decide", decide, 0.0, 1.0)
     be = get_backend(backend)
     plan = Plan(rel_width, abs_width, plan_terms(max_terms, be.free_memory(), max_memory))
     if k > 1:
         found = krand.answer(scope, prob, k, inclusive, plan, be.xp)
     else:
-        found = scopes.answer(scope, prob, inclusive, plan, be.xp)
+        found = scopes.answer(scope, prob, inclusive, plan, be.xp, decide or 0.0)
     b = found.bounds
     return certified(
         b,
