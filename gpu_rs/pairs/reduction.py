@@ -142,7 +142,9 @@ def delta_upper(n: int, bits: int, q: float, d: int, eps: np.ndarray) -> np.ndar
         stop = min(c_law.hi + 1, start + width)
         mass = float(cdf[stop - c_law.lo] - cdf[start - c_law.lo]) * (1.0 + c_law.rel + (stop - c_law.lo) * UNIT)
         row = graded[min(start, c_max)]
-        if mass > TRIVIAL:  # lighter blocks are charged the graded value alone (also a bound)
+        # Past the lattice's reach the collapsed δ_c may be the smaller; within it the graded δ_c is
+        # (a post-processing, §8.1) and taking the minimum would only cost time.
+        if start > c_max and mass > TRIVIAL:  # lighter blocks are charged the graded value alone (also a bound)
             row = np.minimum(row, [given_clones(start, eps0, float(e)) if e > 0.0 else 1.0 for e in eps])
         total += mass * row
         start = stop
