@@ -32,6 +32,9 @@ CASES: dict[str, dict[str, Any]] = {
     "delta": dict(n=1000, bits=1, eps=0.5, delta=1e-6),
     "L1-all": dict(n=1000, bits=1, eps=1.0, eta=1e-3, scope="all"),
     "L5-all": dict(n=1000, bits=5, eps=math.log(2), eta=1e-3, scope="all"),
+    "readme-all": dict(n=10**4, bits=5, eps=math.log(2), eta=1e-3, scope="all"),
+    "L40-all": dict(n=10**7, bits=40, eps=2.0, eta=1e-3, scope="all"),
+    "L1-all-1e6": dict(n=10**6, bits=1, eps=1.0, eta=1e-3, scope="all"),
 }
 """The cases; scope is ``homogeneous`` unless given."""
 

@@ -134,26 +134,13 @@ def test_delta_all_covers_every_pair_and_stays_below_the_clone_bound(n, bits, q,
     assert exact <= got <= clones.delta_upper(n, bits, q, eps)[0] * (1.0 + 1e-9) + 1e-12
 
 
-@pytest.mark.parametrize(("n", "bits", "q", "eps"), [(5, 3, 0.1, 1.0), (6, 2, 0.2, 0.5)])
-def test_a_decision_covers_every_pair_and_agrees_with_the_full_bound(n, bits, q, eps):
-    """``goal`` (a decision "bound <= goal?") gives a bound still at least every exact pair's tail,
-    equal to the full bound where that exceeds the goal, and at most the goal where the full one is."""
-    search = gpu_rs.worst_pairs(n, bits, q, eps)
-    full = reduction.tail_upper(n, bits, q, eps).bound
-    for goal in (0.5 * full, 0.999 * full, 1.001 * full, 2.0 * full, 1e-12):
-        got = reduction.tail_upper(n, bits, q, eps, goal=goal).bound
-        assert got >= search.upper
-        assert got == full if full > goal else full <= got <= goal
-
-
 @pytest.mark.parametrize(("n", "q", "eps", "eta"), [(1000, 0.25, 0.6931, 1e-3), (1000, 0.35, 0.6931, 1e-3)])
 def test_tail_decide_skips_the_family_and_keeps_the_decision(n, q, eps, eta):
-    """``tail(..., decide=eta)`` at L = 5 (scope ``all``): the same decision as the full call, the
-    seed's pair as the lower end (no family search), a certified interval around the full one's."""
+    """``tail(..., decide=eta)`` at L = 5 (scope ``all``): the same upper end as the full call, the
+    seed's pair as the lower end (no family search)."""
     full = gpu_rs.tail(n, 5, q, eps)
     quick = gpu_rs.tail(n, 5, q, eps, decide=eta)
-    assert (quick.upper <= eta) == (full.upper <= eta)
-    assert quick.lower <= full.lower and quick.upper >= full.upper
+    assert quick.upper == full.upper and quick.lower <= full.lower
     assert quick.pairs[0].pair.startswith("the seed's pair") and "a decision against" in quick.worst
     assert math.isclose(sum(quick.budget.to_dict().values()), quick.upper - quick.lower, rel_tol=1e-9)
     with pytest.raises(ValueError, match="decide"):

@@ -192,7 +192,7 @@ def blanket_search(
     return best_j
 
 
-def tail_upper(n: int, bits: int, q: float, eps: float, *, blankets: bool = True, goal: float = 0.0) -> TailBound:
+def tail_upper(n: int, bits: int, q: float, eps: float, *, blankets: bool = True) -> TailBound:
     """A proven upper bound on ``P[R > e^ε]`` and ``P[R >= e^ε]`` over every neighbouring pair, either order.
 
     For each distance ``d``: the best step ``P[R > e^ε] <= δ(ε') / (1 − e^(ε' − ε))`` over the
@@ -201,11 +201,6 @@ def tail_upper(n: int, bits: int, q: float, eps: float, *, blankets: bool = True
     blanket of :mod:`gpu_rs.pairs.blanket`; then the largest over ``d``, and never above the
     collapsed clone bound of :mod:`gpu_rs.pairs.clones`. Assumes only the mechanism (each of
     the ``bits`` bits flipped independently with probability ``q``) and ``n`` users.
-
-    ``goal > 0`` asks only whether the bound is at most ``goal``: a distance is refined only
-    until it is at most ``goal`` (or the running maximum). The result is the same where it
-    exceeds ``goal``; otherwise it is a proven bound at most ``goal`` (the same walks, stopped
-    sooner), perhaps above the full computation's.
     """
     steps = np.array(STEPS)
     grid, factor = eps - steps, -np.expm1(-steps)
@@ -218,17 +213,13 @@ def tail_upper(n: int, bits: int, q: float, eps: float, *, blankets: bool = True
     start = len(BLANKET_STEPS) // 2
     for d in sorted(per_d, key=lambda k: -float(per_d[k].min())):
         values, graded = per_d[d], per_d[d].copy()
-        floor = max(worst.bound, goal)
-        if (
-            blankets and float(values.min()) > max(BLANKET_FLOOR, floor) and worst.bound < 1.0
-        ):  # else nothing can change
-            start = blanket_search(n, bits, q, d, grid, factor, values, start, floor)
+        # else nothing can change: the distance is already within the running maximum
+        if blankets and float(values.min()) > max(BLANKET_FLOOR, worst.bound) and worst.bound < 1.0:
+            start = blanket_search(n, bits, q, d, grid, factor, values, start, worst.bound)
         i = int(np.argmin(values))
         if values[i] > worst.bound:
             method = "graded blanket" if values[i] < graded[i] else "graded clone reduction"
             worst = TailBound(min(1.0, float(values[i])), float(grid[i]), d, method)
-    if goal > 0.0 and worst.bound <= goal:
-        return worst  # decided: the collapsed bound could only lower it further
     collapsed = clones.tail_upper(n, bits, q, eps)
     if collapsed[0] < worst.bound:
         worst = TailBound(collapsed[0], collapsed[1], collapsed[2], "clone reduction")

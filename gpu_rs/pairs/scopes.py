@@ -200,7 +200,7 @@ def proven_all(prob: Problem, inclusive: bool, plan: Plan, xp: object, note: str
     bound of :mod:`gpu_rs.pairs.clones`). Their gap is relaxation. ``pairs``
     holds three entries: the best pair known (named), then the seed's pair in both orders.
     ``decide > 0`` only decides ``upper <= decide``: the family is not searched (the lower end is
-    the seed's pair) and the upper end is refined only as far as the decision needs.
+    the seed's pair); the upper end is the same.
     """
     both = homogeneous(prob, inclusive, plan, xp)
     fwd, rev = both.pairs
@@ -210,7 +210,7 @@ def proven_all(prob: Problem, inclusive: bool, plan: Plan, xp: object, note: str
         family_note = f"homogeneous backgrounds not searched: a decision against {decide:.6g} only"
     else:
         best, family_note = best_known(prob, inclusive, plan, xp, both.pairs, best)
-    bound, eps_step, d, method = reduction.tail_upper(prob.n, prob.bits, prob.q, prob.eps, goal=decide)
+    bound, eps_step, d, method = reduction.tail_upper(prob.n, prob.bits, prob.q, prob.eps)
     upper = min(1.0, bound)
     lower = best.lower
     if upper < lower:

@@ -80,10 +80,9 @@ def tail(
         Memory budget in bytes (default: half the free memory of the device).
     decide : float, optional
         Only decide whether the tail is at most this value, in ``(0, 1)``. For ``scope="all"``
-        with ``bits >= 2`` the proven upper end is then refined only as far as the decision
-        needs, and the search over homogeneous backgrounds for the best pair known is skipped
-        (the lower end is the seed's pair). The result is still certified, perhaps wider;
-        other scopes ignore it. :func:`~gpu_rs.calibrate` decides its queries this way.
+        with ``bits >= 2`` the search over homogeneous backgrounds for the best pair known is
+        then skipped: the lower end is the seed's pair, the upper end (which decides) is the
+        same. Other scopes ignore it. :func:`~gpu_rs.calibrate` decides its queries this way.
 
     Returns
     -------
