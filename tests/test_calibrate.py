@@ -242,7 +242,7 @@ def test_progress_called_once_per_step(gpu_rs):
     assert len(calls) == len(c.steps) >= 3
     for call, step in zip(calls, c.steps, strict=False):
         assert set(call) == {"q", "width", "lower", "upper", "seconds", "phase"}
-        assert call["phase"] in {"bracket", "search", "scan", "check", "compare"}
+        assert call["phase"] in {"bracket", "search", "scan", "check", "report", "compare"}
         assert call == step
         assert 0.0 <= call["lower"] <= call["upper"] <= 1.0
         assert call["seconds"] >= 0.0

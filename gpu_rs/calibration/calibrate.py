@@ -76,9 +76,11 @@ def calibrate(
     progress : callable, optional
         Called with ``{"q", "lower", "upper", "seconds", "phase"}`` after each tail query; the
         phase is ``"bracket"``, ``"search"``, ``"scan"`` (dips below the answer), ``"check"``
-        (``q − q_tol`` must not certify) or ``"compare"`` (the 3σ rule's ``q``).
+        (``q − q_tol`` must not certify), ``"report"`` (the answer computed whole, for
+        ``scope="all"`` at ``bits >= 2``, whose other queries skip the best pair known) or
+        ``"compare"`` (the 3σ rule's ``q``).
     max_seconds : float
-        Time limit, ``> 0`` (default 300). After every query the time so far plus the slowest
+        Time limit, ``> 0`` (default 300). After every query the time so far plus the median
         query's time for each query a calibration typically still makes is the estimate; beyond
         the limit the calibration stops with :class:`~gpu_rs.TimeBudgetError` and the estimate
         (targets near ``1e-30`` or a fine ``rel_width`` make each query take seconds).

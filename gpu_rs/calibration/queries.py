@@ -10,6 +10,7 @@ calibration's ``rel_width``. "Does not certify" thus means: the lower end exceed
 from __future__ import annotations
 
 import math
+import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -35,7 +36,7 @@ class Queries:
     A value wider than asked (the method's limit: the all-pairs bound of several bits, a memory
     budget) puts ``q`` in ``exhausted``: it is not asked again.
 
-    The work is bounded: after each value, the time so far plus the slowest value's time for
+    The work is bounded: after each value, the time so far plus the median value's time for
     every query a calibration typically still makes (at least four) is the estimate; beyond
     ``max_seconds`` it raises ``TimeBudgetError`` with it.
     """
@@ -83,14 +84,16 @@ class Queries:
 
     def _check_time(self) -> None:
         """Raise ``TimeBudgetError`` if the calibration is predicted to exceed its time limit."""
-        slowest = max(s["seconds"] for s in self.steps)
+        # A typical query: the median, not the slowest (one query far above the answer, where the
+        # all-pairs bound counts many blanket users, can take several times the others).
+        typical = statistics.median(s["seconds"] for s in self.steps)
         left = max(limits.TYPICAL_QUERIES - len(self.steps), 4)
         elapsed = time.perf_counter() - self.start
-        estimate = elapsed + slowest * left
+        estimate = elapsed + typical * left
         if estimate > self.max_seconds:
             raise TimeBudgetError(
-                f"calibration stopped after {len(self.steps)} queries and {elapsed:.3g} s: the slowest query took "
-                f"{slowest:.3g} s and about {left} more are typical, about {estimate:.3g} s in all (limit "
+                f"calibration stopped after {len(self.steps)} queries and {elapsed:.3g} s: a query took "
+                f"{typical:.3g} s (the median) and about {left} more are typical, about {estimate:.3g} s in all (limit "
                 f"max_seconds={self.max_seconds:g}); targets near 1e-30 or a fine rel_width make every query "
                 "slow: ask a larger eta or delta or a coarser rel_width, or raise max_seconds"
             )

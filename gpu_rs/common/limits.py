@@ -24,7 +24,7 @@ tails the search must certify towards float64 underflow (``eta = 1e-300`` ran 13
 time bound: near 1e-30 one tail query still takes tens of seconds."""
 MAX_CALIBRATION_SECONDS = 300.0
 """Default ``max_seconds`` of a calibration: one predicted to take longer (its elapsed time plus its
-slowest query times the queries a calibration typically still makes) stops with ``TimeBudgetError``
+median query time times the queries a calibration typically still makes) stops with ``TimeBudgetError``
 and the estimate; tiny targets (near ``MIN_TARGET``) and fine ``rel_width`` make each query slow
 (``eta = 1e-30``: 6-19 s per query)."""
 TYPICAL_QUERIES = 25
