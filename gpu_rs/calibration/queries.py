@@ -119,6 +119,12 @@ class Queries:
             gap = abs(math.log(max(value.estimate, FLOOR) / target))
             width = max(self.rel_width, min(self.widths[q] / REFINE, 0.5 * gap))
 
+    def above(self, q: float, value: Any, level: float) -> bool:
+        """Whether ``value`` (computed at ``q``) is surely above ``level``: its lower end, or its upper
+        end where that cannot be narrowed (the all-pairs bound of several bits, whose upper end is
+        what every decision uses)."""
+        return (value.upper if q in self.exhausted else value.lower) > level
+
     def settled(self, q: float, target: float) -> Any:
         """The value at ``q`` that decides it against ``target``, refined only if the cached one does not."""
         self.decide(q, target, self.widths.get(q, COARSE))

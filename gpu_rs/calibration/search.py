@@ -263,11 +263,6 @@ def _scan(
         query.decide(q, eta, query.widths.get(q, max(query.rel_width, COARSE)))
         return q, query.certifying.get(q, query.seen[q])
 
-    def miss(q: float, b: Any) -> bool:
-        # Surely above eta: the lower end, or the upper end where it cannot be narrowed (the
-        # all-pairs bound of several bits, whose upper end is what every decision uses).
-        return (b.upper if q in query.exhausted else b.lower) > SCAN_STOP * eta
-
     lowest, misses = hi, 0
     if bits <= DENSE.max_bits:
         step, points = DENSE.step, DENSE.points
@@ -281,7 +276,7 @@ def _scan(
             q, b = value_near(q, REUSE * DENSE.step)
             if b.upper <= eta:
                 lowest, step, misses = min(lowest, q), DENSE.step, 0
-            elif miss(q, b):
+            elif query.above(q, b, SCAN_STOP * eta):
                 misses += 1
                 if misses >= 4:
                     break
@@ -295,7 +290,7 @@ def _scan(
         q, b = value_near(hi - offset, REUSE * offset)
         if b.upper <= eta:
             lowest = min(lowest, q)
-        elif miss(q, b):
+        elif query.above(q, b, SCAN_STOP * eta):
             misses += 1
             if misses >= 4:
                 break
