@@ -214,7 +214,7 @@ that time; rerun the script with `--retry` (and a larger `--timeout`) to fill th
 - *gpu_rs clone bound*: the collapsed clone reduction specialised to bit flips
   (`gpu_rs.pairs.clones.delta_upper`, every distance d of the change), proven for every pair.
 - *gpu_rs every pair*: the upper end of `privacy_profile(..., scope="all").epsilon(δ)`, proven for
-  every neighbouring pair: for L = 1 the exact maximum over every background; for L ≥ 2 the root
+  every neighbouring pair: for L = 1 the certified maximum over every background; for L ≥ 2 the root
   of the graded clone bound (`gpu_rs.pairs.proven_delta`, never above the collapsed one) or of
   the homogeneous pair's upper end, whichever is larger, found by the profile's root finder.
 - *FMT*: Feldman, McMillan, Talwar (FOCS 2021), closed form and numerical clone bound;

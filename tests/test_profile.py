@@ -257,19 +257,21 @@ def test_max_queries_zero_returns_the_curve_as_it_is():
 
 
 def test_one_bit_every_pair_beyond_the_search_budget_falls_back_to_the_proven_bound(monkeypatch):
-    """Where the exact search over every one-bit background would take too long (N = 1e6), scope
-    "all" answers with the proven bound (not a refusal), and says so; where both run (N = 1e4, the
-    search forced off) the bound lies above the exact maximum over backgrounds."""
+    """Where the search over every one-bit background would take too long (N = 1e9), scope "all"
+    answers with the proven bound (not a refusal), and says so; with the search forced off (N = 1e6)
+    the bound contains the homogeneous pair; where both run (N = 1e4) it lies above the search's maximum."""
     from gpu_rs.pairs import background_delta
 
+    assert not background_delta.fits(10**9, 0.01799)
+    assert gpu_rs.privacy_profile(10**9, 1, 0.01799, backend="numpy").guarantee.startswith("proven upper bound")
+    exact = gpu_rs.privacy_profile(10**4, 1, 0.01799, backend="numpy")
+    assert exact.guarantee == "proven for every neighbouring collection"
+    monkeypatch.setattr(background_delta, "fits", lambda n, q: False)
     p = gpu_rs.privacy_profile(10**6, 1, 0.01799, backend="numpy")
     assert p.guarantee.startswith("proven upper bound")
     h = gpu_rs.privacy_profile(10**6, 1, 0.01799, scope="homogeneous", backend="numpy")
     e, eh = p.epsilon(1e-6, eps_tol=1e-3), h.epsilon(1e-6, eps_tol=1e-3)
     assert e.upper >= eh.upper and e.lower <= eh.upper
-    exact = gpu_rs.privacy_profile(10**4, 1, 0.01799, backend="numpy")
-    assert exact.guarantee == "proven for every neighbouring collection"
-    monkeypatch.setattr(background_delta, "fits", lambda n, q: False)
     bound = gpu_rs.privacy_profile(10**4, 1, 0.01799, backend="numpy")
     for eps in (0.1, 0.3, 0.6):
         b, x = bound.delta(eps), exact.delta(eps)

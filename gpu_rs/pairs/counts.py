@@ -33,11 +33,13 @@ RESOLVED = 1e10
 
 @dataclass(frozen=True)
 class Binomial:
-    """``Bin(n, pi)`` on its window ``[lo, lo + len(pmf))``; ``rel`` bounds each value's relative error."""
+    """``Bin(n, pi)`` on its window ``[lo, lo + len(pmf))``; ``rel`` bounds each value's relative error,
+    of which ``anchor`` (the mode's, from log-gamma) is one factor shared by every value."""
 
     lo: int
     pmf: np.ndarray
     rel: float
+    anchor: float = 0.0
 
     @property
     def hi(self) -> int:
@@ -80,8 +82,8 @@ def binomial(n: int, pi: float, *, whole: bool = False) -> Binomial:
     above = anchor * np.cumprod((n - up) / (up + 1.0) * odds)
     below = anchor * np.cumprod(down / (n - down + 1.0) / odds)
     pmf = np.concatenate([below[::-1], [anchor], above])
-    rel = 8.0 * UNIT * sum(abs(x) for x in terms) + 8.0 * UNIT + 6.0 * UNIT * max(hi - m, m - lo)
-    return Binomial(lo, pmf, rel)
+    shared = 8.0 * UNIT * sum(abs(x) for x in terms) + 8.0 * UNIT
+    return Binomial(lo, pmf, shared + 6.0 * UNIT * max(hi - m, m - lo), shared)
 
 
 def block_size(n: int, q: float) -> int:
@@ -107,7 +109,13 @@ def small_parts(m: int, q: float) -> tuple[np.ndarray, float]:
 
 @dataclass(frozen=True)
 class BlockMasses:
-    """Bracketed ``P(B_a = k)`` and ``P(B_a >= k)`` for rows ``a = a0 + j`` and columns ``k = ks[t]``."""
+    """Bracketed ``P(B_a = k)`` and ``P(B_a >= k)`` for rows ``a = a0 + j`` and columns ``k = ks[t]``.
+
+    The brackets come from ``points``: ``P(B_a = k) = s (points (1 + η) + x)`` with one factor
+    ``s`` shared by every value, ``|s − 1| <= scale`` to first order (the log-gamma anchors),
+    ``|η| <= rel`` per value and ``0 <= x <= outside / s`` (the mass outside the windows). A sum of
+    differences of masses of one row keeps ``scale`` as a factor, not amplified by cancellation.
+    """
 
     ks: np.ndarray
     point_lo: np.ndarray
@@ -115,6 +123,10 @@ class BlockMasses:
     tail_lo: np.ndarray
     tail_hi: np.ndarray
     resolved: np.ndarray
+    points: np.ndarray
+    rel: float
+    scale: float
+    outside: float
 
 
 def block_masses(n: int, q: float, a0: int, m: int, span: tuple[int, int]) -> BlockMasses:
@@ -146,6 +158,7 @@ def block_masses(n: int, q: float, a0: int, m: int, span: tuple[int, int]) -> Bl
     # them (positive terms: relative error at most u per operation); the rows' products add 2m.
     lengths = x.pmf.shape[0] + y.pmf.shape[0]
     rel = x.rel + y.rel + rel_s + (2 * lengths + 2 * m + 8) * UNIT
+    scale = x.anchor + y.anchor
     outside = 2.0 * OUTSIDE + m * FLOOR
     point_lo, point_hi = points * (1.0 - rel), points * (1.0 + rel) + outside
     return BlockMasses(
@@ -155,4 +168,8 @@ def block_masses(n: int, q: float, a0: int, m: int, span: tuple[int, int]) -> Bl
         tails * (1.0 - rel),
         np.minimum(1.0, tails * (1.0 + rel) + outside),
         point_lo >= RESOLVED * outside,
+        points,
+        rel - scale,
+        scale,
+        outside,
     )

@@ -44,6 +44,7 @@ from gpu_rs.engine.bounds import ErrorBudget
 from gpu_rs.engine.crossing import Query
 from gpu_rs.engine.pipeline import Plan, tail_bounds
 from gpu_rs.pairs import background_delta, proven_delta
+from gpu_rs.pairs.background_delta import WorstDelta
 from gpu_rs.quantities.profile_curve import HingeCurve
 from gpu_rs.quantities.profile_enumeration import MAX_VECTORS, Enumerated, count_vectors
 from gpu_rs.quantities.profile_one_bit import delta_one_bit
@@ -171,6 +172,7 @@ class Profile:
     orders: dict[str, Order]
     hinge: HingeCurve | None = None
     exact: Enumerated | None = None
+    backgrounds: background_delta.Rows | None = None
 
     @property
     def exact_all(self) -> bool:
@@ -197,17 +199,26 @@ class Profile:
             found = self.hinge.deltas(np.asarray(eps), self.rel_width / 4, self.abs_width / 4, both=both)
             first = {name: list(zip(*(map(float, a) for a in found[name]), strict=True)) for name in self.orders}
         proven: list[float | None] = [None] * len(eps)
+        worst: list[WorstDelta | None] = [None] * len(eps)
+        if self.scope == "all" and self.exact_all and eps:  # every background (pairs/background_delta.py)
+            if self.backgrounds is None:
+                self.backgrounds = background_delta.Rows(self.n, self.q)
+            worst = list(background_delta.worst_deltas(self.backgrounds, np.array(eps), self.rel_width, self.abs_width))
         if self.scope == "all" and not self.exact_all:  # proven for every pair (pairs/proven_delta.py)
             positive = [e for e in eps if e > 0.0]
             values = iter(proven_delta.delta_upper(self.n, self.bits, self.q, np.array(positive)) if positive else [])
             proven = [float(next(values)) if e > 0.0 else 1.0 for e in eps]
-        return [self._one(e, {name: first[name][i] for name in self.orders}, proven[i]) for i, e in enumerate(eps)]
+        return [
+            self._one(e, {name: first[name][i] for name in self.orders}, proven[i], worst[i]) for i, e in enumerate(eps)
+        ]
 
     def delta(self, eps: float) -> DeltaBound:
         """Certified ``δ(ε)`` for the scope."""
         return self.deltas([eps])[0]
 
-    def _one(self, eps: float, first: dict[str, tuple[float, float]], proven: float | None) -> DeltaBound:
+    def _one(
+        self, eps: float, first: dict[str, tuple[float, float]], proven: float | None, worst: WorstDelta | None
+    ) -> DeltaBound:
         found = {name: (*first[name], 0) for name in self.orders}
         for name in sorted(self.orders, key=lambda k: -first[k][1]):  # the larger δ first
             order, (lo, hi, queries) = self.orders[name], found[name]
@@ -233,10 +244,9 @@ class Profile:
         lower = max(v[0] for v in found.values())
         upper = max(v[1] for v in found.values())
         relaxation = 0.0
-        if self.scope == "all" and self.exact_all:
-            # every background, exactly (pairs/background_delta.py); it contains the homogeneous pair
-            w_lo, w_hi, _ = background_delta.worst_delta(self.n, self.q, eps)
-            lower, upper = max(lower, w_lo), max(w_hi, lower)
+        if worst is not None:
+            # every background, pruned (pairs/background_delta.py); it contains the homogeneous pair
+            lower, upper = max(lower, worst.lower), max(worst.upper, lower)
         elif proven is not None:
             # proven for every pair; below the homogeneous pair's upper end only by rounding
             relaxation = max(0.0, proven - upper)
