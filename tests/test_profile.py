@@ -12,6 +12,7 @@ import itertools
 import json
 import math
 
+import numpy as np
 import oracles_pairs as op
 import pytest
 
@@ -235,6 +236,33 @@ def test_scope_all_upper_end_is_the_graded_clone_bound(n, bits, q):
     assert all(d.upper <= c * (1 + 1e-12) for d, c in zip(found, collapsed, strict=True))
     assert any(d.upper < 0.9 * c for d, c in zip(found, collapsed, strict=True)), (found, collapsed)
     assert all(math.isclose(d.budget.total, d.upper - d.lower, rel_tol=1e-9) for d in found)
+
+
+def test_scope_all_takes_the_graded_blanket_and_a_long_batch_still_covers_every_pair(monkeypatch):
+    """For L >= 2 the proven upper end is the least of the clone bounds and the graded blanket
+    (pairs/proven_delta.py): at L = 5, N = 1e4, q = 0.31 the blanket is far below the graded clone
+    bound. A batch longer than ANCHORS takes the blanket of the anchor below each ε (δ does not
+    increase with ε): it stays above the exact worst δ of every pair (N = 4, L = 2) and never below
+    the values computed one ε at a time."""
+    from gpu_rs.pairs import proven_delta
+
+    eps = np.array([0.25, 0.3])
+    blanket = [float(proven_delta.delta_upper(10**4, 5, 0.31, np.array([e]))[0]) for e in eps]
+    with monkeypatch.context() as m:  # the clone bounds alone
+        m.setattr(proven_delta, "with_blankets", lambda n, bits, q, e, per_d: np.max(list(per_d.values()), axis=0))
+        clone = [float(proven_delta.delta_upper(10**4, 5, 0.31, np.array([e]))[0]) for e in eps]
+    assert all(b < 0.2 * c for b, c in zip(blanket, clone, strict=True)), (blanket, clone)
+    n, bits, q = 4, 2, 0.2
+    many = np.linspace(0.05, 1.2, proven_delta.ANCHORS + 9)
+    batch = proven_delta.delta_upper(n, bits, q, many)
+    vectors = ["".join(v) for v in itertools.product("01", repeat=bits)]
+    for e, up in zip(many, batch, strict=True):
+        worst = max(
+            op.pair_delta([*bg, x], [*bg, y], q, e)
+            for bg in itertools.combinations_with_replacement(vectors, n - 1)
+            for x, y in itertools.permutations(vectors, 2)
+        )
+        assert worst <= up and proven_delta.delta_upper(n, bits, q, np.array([e]))[0] <= up * (1 + 1e-12)
 
 
 @pytest.mark.parametrize(("n", "bits", "q", "delta"), [(1000, 2, 0.1192, 1e-6), (2000, 1, 0.05, 1e-4)])

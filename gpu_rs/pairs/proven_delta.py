@@ -1,13 +1,17 @@
 """``scope="all"`` for more than one bit: the least proven upper ``δ(ε)`` over every pair, at many ``ε``.
 
-Two proven bounds cover every neighbouring pair in either order: the collapsed clone bound of
-:mod:`gpu_rs.pairs.clones` and the graded clone bound of :mod:`gpu_rs.pairs.reduction`, which
-per clone count already takes the smaller of the two. For each distance ``d`` of the change
-the graded bound is therefore at most the collapsed one, and the bound over every pair is the
-largest over ``d``. The graded bound costs a lattice convolution per ``d`` (shared by every
-``ε``), so a distance whose collapsed bound is already below the running maximum at every
-``ε`` is skipped (its graded bound cannot raise the maximum), and so is the graded bound
-where its lattice cannot reach the clone counts ``C`` takes (it would equal the collapsed one).
+Three proven bounds cover every neighbouring pair at distance ``d`` in either order: the
+collapsed clone bound of :mod:`gpu_rs.pairs.clones`, the graded clone bound of
+:mod:`gpu_rs.pairs.reduction` (which per clone count already takes the smaller of the two), and
+the graded blanket of :mod:`gpu_rs.pairs.blanket` (docs/worst-case.md §8). The bound over every
+pair is the largest over ``d`` of the least of them. The graded clone bound costs a lattice
+convolution per ``d`` (shared by every ``ε``), so a distance whose collapsed bound is already
+below the running maximum at every ``ε`` is skipped, and so is the graded bound where its
+lattice cannot reach the clone counts ``C`` takes (it would equal the collapsed one). The
+blanket costs a lattice per ``(d, ε)``: it is computed at no more than :data:`ANCHORS` values of
+``ε`` of a call (all of them in a short call, e.g. a root finder's), each for the distances that
+can still decide the maximum there; ``δ(ε)`` does not increase with ``ε``, so a blanket value at
+an anchor bounds every larger ``ε`` of the call.
 """
 
 from __future__ import annotations
@@ -18,10 +22,12 @@ import numpy as np
 
 from gpu_rs.common.floats import UNIT
 from gpu_rs.engine.atoms import log_r
-from gpu_rs.pairs import clones, reduction
+from gpu_rs.pairs import blanket, clones, reduction
 
 SKIP_SIGMAS = 8.0
 """The graded bound is skipped where its lattice stops this many standard deviations below ``C``'s mean."""
+ANCHORS = 16
+"""Most values of ``ε`` per call at which the graded blanket is computed."""
 
 
 def _graded_reaches(n: int, clone_prob: float, d: int) -> bool:
@@ -49,7 +55,7 @@ def delta_upper(n: int, bits: int, q: float, eps: np.ndarray) -> np.ndarray:
     Returns
     -------
     ndarray
-        ``max_d`` of the graded clone bound at distance ``d`` (module docstring), at most 1.
+        ``max_d`` of the least proven bound at distance ``d`` (module docstring), at most 1.
     """
     eps = np.asarray(eps, dtype=float)
     lr = -log_r(q)
@@ -61,13 +67,37 @@ def delta_upper(n: int, bits: int, q: float, eps: np.ndarray) -> np.ndarray:
         p_d = clones.clone_probability(bits, q, d)
         collapsed[d] = np.array([clones.reduced_delta(n, p_d, eps0, float(e)) for e in eps])
     best = np.zeros(eps.shape)
+    per_d = {}  # a proven bound for each distance, at every ε
     for d in sorted(collapsed, key=lambda k: -float(collapsed[k].max())):
+        per_d[d] = collapsed[d].copy()
         if np.all(collapsed[d] <= best):
             continue  # the graded bound of d is at most its collapsed bound: it cannot raise the maximum
-        if not _graded_reaches(n, clones.clone_probability(bits, q, d), d):
-            best = np.maximum(best, collapsed[d])  # valid, and what the graded bound would give
-            continue
-        raise_at = collapsed[d] > best  # only there can the graded bound raise the maximum
-        graded = reduction.delta_upper(n, bits, q, d, eps[raise_at])
-        best[raise_at] = np.maximum(best[raise_at], np.minimum(collapsed[d][raise_at], graded))
-    return np.minimum(1.0, best)
+        if _graded_reaches(n, clones.clone_probability(bits, q, d), d):
+            raise_at = collapsed[d] > best  # only there can the graded bound raise the maximum
+            graded = reduction.delta_upper(n, bits, q, d, eps[raise_at])
+            per_d[d][raise_at] = np.minimum(collapsed[d][raise_at], graded)
+        best = np.maximum(best, per_d[d])
+    return np.minimum(1.0, with_blankets(n, bits, q, eps, per_d)) if per_d else best
+
+
+def with_blankets(n: int, bits: int, q: float, eps: np.ndarray, per_d: dict[int, np.ndarray]) -> np.ndarray:
+    """``max_d`` of ``per_d`` (proven bounds by distance), each lowered by the graded blanket where it helps.
+
+    At each anchor (at most :data:`ANCHORS` values of ``eps``, the least one included) the
+    distances are taken from the largest bound down, and the blanket is computed while the
+    distance's bound exceeds the maximum so far; each ``ε`` then takes, per distance, the
+    blanket of the largest anchor at or below it.
+    """
+    order = np.argsort(eps)
+    picks = order if eps.shape[0] <= ANCHORS else order[np.linspace(0, eps.shape[0] - 1, ANCHORS).astype(int)]
+    lowered = {d: values.copy() for d, values in per_d.items()}
+    for i in sorted(picks, key=lambda j: eps[j]):
+        running = 0.0
+        for d in sorted(per_d, key=lambda k: -float(per_d[k][i])):
+            if per_d[d][i] <= max(running, reduction.BLANKET_FLOOR):
+                break  # no distance left can raise the maximum at this anchor
+            value = blanket.delta_upper(n, bits, q, d, float(eps[i]), running)
+            later = eps >= eps[i]  # δ(ε) does not increase with ε
+            lowered[d][later] = np.minimum(lowered[d][later], value)
+            running = max(running, float(lowered[d][i]))
+    return np.max(np.stack(list(lowered.values())), axis=0)
