@@ -410,7 +410,7 @@ def test_all_pairs_of_several_bits_reports_the_answer_whole(gpu_rs):
     """scope="all", L >= 2: the search's queries only decide "upper <= eta?" (no family search),
     then the answer is computed again whole: its tail is the plain ``tail`` call's at q, with the
     best pair known, and q − q_tol does not certify."""
-    n, bits, eps, eta, q_tol = 300, 2, 1.0, 1e-2, 1e-3
+    n, bits, eps, eta, q_tol = 300, 4, 1.0, 1e-2, 1e-3  # L >= 4: the sparse scan
     c = gpu_rs.calibrate(n, bits, eps, eta, q_tol=q_tol)
     whole = gpu_rs.tail(n, bits, c.q, eps, abs_width=1e-4 * eta)  # as calibrate asks it
     assert (c.tail.lower, c.tail.upper) == (whole.lower, whole.upper) and c.tail.upper <= eta
