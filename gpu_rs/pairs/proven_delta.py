@@ -8,10 +8,10 @@ pair is the largest over ``d`` of the least of them. The graded clone bound cost
 convolution per ``d`` (shared by every ``ε``), so a distance whose collapsed bound is already
 below the running maximum at every ``ε`` is skipped, and so is the graded bound where its
 lattice cannot reach the clone counts ``C`` takes (it would equal the collapsed one). The
-blanket costs a lattice per ``(d, ε)``: it is computed at no more than :data:`ANCHORS` values of
-``ε`` of a call (all of them in a short call, e.g. a root finder's), each for the distances that
-can still decide the maximum there; ``δ(ε)`` does not increase with ``ε``, so a blanket value at
-an anchor bounds every larger ``ε`` of the call.
+blanket costs a lattice per ``(d, ε)``: up to :data:`BLANKET_BITS` bits it is computed at no more
+than :data:`ANCHORS` values of ``ε`` of a call (all of them in a short call, e.g. a root
+finder's), each for the distances that can still decide the maximum there; ``δ(ε)`` does not
+increase with ``ε``, so a blanket value at an anchor bounds every larger ``ε`` of the call.
 """
 
 from __future__ import annotations
@@ -28,6 +28,9 @@ SKIP_SIGMAS = 8.0
 """The graded bound is skipped where its lattice stops this many standard deviations below ``C``'s mean."""
 ANCHORS = 16
 """Most values of ``ε`` per call at which the graded blanket is computed."""
+BLANKET_BITS = 16
+"""The graded blanket is used up to this many bits: beyond, a call costs minutes (a lattice for each
+of up to ``bits`` distances at each anchor: 120 s for one ``ε(δ)`` at L = 40, N = 1000)."""
 
 
 def _graded_reaches(n: int, clone_prob: float, d: int) -> bool:
@@ -77,7 +80,7 @@ def delta_upper(n: int, bits: int, q: float, eps: np.ndarray) -> np.ndarray:
             graded = reduction.delta_upper(n, bits, q, d, eps[raise_at])
             per_d[d][raise_at] = np.minimum(collapsed[d][raise_at], graded)
         best = np.maximum(best, per_d[d])
-    return np.minimum(1.0, with_blankets(n, bits, q, eps, per_d)) if per_d else best
+    return np.minimum(1.0, with_blankets(n, bits, q, eps, per_d)) if per_d and bits <= BLANKET_BITS else best
 
 
 def with_blankets(n: int, bits: int, q: float, eps: np.ndarray, per_d: dict[int, np.ndarray]) -> np.ndarray:
