@@ -697,8 +697,8 @@ from gpu_rs.reference.generic_bounds import generic_curves
 N, BITS, EPS0 = 10_000, 1, 4.0
 Q = 1.0 / (1.0 + math.exp(EPS0 / BITS))
 # The seed's pair in both orders: the pair whose exact pmf dp_accounting is handed below, so the
-# comparison is like with like. scope="all" (the default; exact for one bit) runs an exact search
-# over backgrounds for every point, minutes at this N.
+# comparison is like with like (scope="all", the default, is exact for one bit too, but it is the
+# worst background's δ, not this pair's).
 prof = gpu_rs.privacy_profile(N, BITS, Q, scope="homogeneous", backend=BACKEND)
 fig, ax = plt.subplots(figsize=(7, 4.5))
 prof.plot(np.linspace(0.02, 2.0, 30), ax=ax, others=generic_curves(N, BITS, Q))
