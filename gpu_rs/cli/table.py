@@ -80,8 +80,8 @@ def register(sub: Any) -> None:
         default=["homogeneous"],
         metavar="SCOPE,...",
         help=f"among {', '.join(SCOPES)}; default homogeneous (the seed's pair in both orders), not calibrate's "
-        "'all' (every pair, the guarantee): an 'all' grid is hours, not minutes (L=1 at N=1e5: 16 s per tail "
-        "query); ask --scope all where it is feasible",
+        "'all' (every pair, the guarantee), which takes several times longer (L=40 rows: 30-115 s each); "
+        "ask --scope all for the guarantee",
     )
     p.add_argument(
         "--out",
