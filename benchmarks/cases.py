@@ -139,6 +139,9 @@ SLOW_TAILS = [
     SlowTail("s6", 10**6, 2, 0.01, 1.0),
     SlowTail("s7", 10**6, 3, 0.01, 1.0),
     SlowTail("s8", 10**6, 2, 0.003, 0.5),
+    SlowTail("s9", 10**6, 1, 1e-3, 0.2, "all", before="136 s, 258,000 backgrounds evaluated"),
+    SlowTail("s10", 10**5, 1, 0.05, 0.1, "all", before="25 s, every background evaluated"),
+    SlowTail("s11", 3 * 10**4, 1, 0.1, 0.1, "all", before="4.2 s"),
 ]
 """Near-lattice sums (small q, L = 2–3) and huge atoms: the slowest tails of the suite and the sweep."""
 

@@ -242,14 +242,87 @@ a1 ≤ a ≤ a2: ρ_{a1} ≤ ρ_a ≤ ρ_{a2} and k*(a2) ≤ k*(a) ≤ k*(a1). T
 stochastic order, so
 
     T(a) = P′_a[K ≥ k*(a)] ≤ P′_a[K ≥ k*(a2)] ≤ P′_{a1}[K ≥ k*(a2)],
-    T(a) ≤ P′_a[K ≥ k*(a2)] ≤ P′_{a2}[K ≥ k*(a2) − (a2 − a1)]     (B_a ≤_st B_{a2} + (a2 − a)),
 
-and where k*(a1) = k*(a2) the first line gives T(a) ≤ T(a1). `gpu_rs.pairs.backgrounds` splits the
+and where k*(a1) = k*(a2) this gives T(a) ≤ T(a1). The second order says more: ρ_{a+1}(k − 1) ≤
+ρ_a(k), so k*(a) ≤ k*(a + 1) + 1, i.e. k*(a) + a is nondecreasing, and k*(a) ≥ k*(a1) − (a − a1).
+Splitting the summands, B_a = G + Bin(a − a1, q) + Bin(a2 − a, p) with G = Bin(a1, q) +
+Bin(c2, p) shared by the whole interval (c2 = N − 1 − a2), and Bin(a2 − a, p) = (a2 − a) −
+Bin(a2 − a, q) in law, so B_a ≤_st G + (a2 − a) + Bin(a2 − a1, q), whose last two terms without the
+shift make B_{a2}. Hence
+
+    T(a) ≤ P′_{a2}[K ≥ k*(a1) − (a2 − a1)].
+
+This second bound is T(a2) with its threshold lowered by k*(a2) − k*(a1) + (a2 − a1) ≈ 2(a2 − a1)q
+counts (k* falls by about p − q per background). Where q is small, an interval of thousands of
+backgrounds is bounded within one count of its end's own tail: at N = 10⁶, q = 1.8·10⁻⁵, one
+query went from about 70 s (every background evaluated, with the weaker threshold k*(a2) − (a2 −
+a1) the search pruned nothing) to under a second. `gpu_rs.pairs.backgrounds` splits the
 range of a into intervals, evaluates the ends exactly (every count in a window, the rest bounded),
 and splits an interval while its bound exceeds the best background found by more than the width
 asked. Each k* is bracketed from certified comparisons of ρ with θ (both rounded outwards); an
 unresolved comparison widens the bracket, never narrows it. Tested against a brute-force scan of
 every a with exact binomial sums (`tests/test_scopes.py`) and against every L = 1 pair of small N.
+
+*Teeth.* Write J_a = K + a under D′ (K counted with a zeros in the background). Moving one user of
+the background from the ones to the zeros replaces its Ber(p) by 1 + Ber(q) ≥ Ber(p) in J, so J_a is
+stochastically nondecreasing in a, and T(a) = P[J_a ≥ k*(a) + a]. On a run a1 ≤ a ≤ a2 with the same
+k*(a) + a (a *tooth*; k* + a steps up about once every 1/(2q) backgrounds) T is therefore
+nondecreasing, and the second bound above is exactly T(a2). The search splits an interval rather
+than evaluating it whole where its teeth, or the parts of it that could already be pruned, hold more
+than 32 backgrounds: `tail(10**6, 1, 1e-3, 0.2)` (teeth of about 500 backgrounds, every tail near
+1.7·10⁻⁹) went from 136 s (258,000 backgrounds evaluated) to 1.4 s. A search not finished after
+20 s stops, and the intervals left are bounded from their ends (the interval is then wider than asked
+and reported as not met). Tested against the oracle's exact tails along every tooth
+(`tests/test_scopes.py`).
+
+### 3.1 One bit, δ(ε): an interval of backgrounds is bounded by removing its users (proof)
+
+The profile's one-bit `scope="all"` is max_a δ_a(ε) with δ_a(ε) = Σ_k (P′_a(k) − λ P_a(k))_+, K = B_a + U
+under D′ and B_a + V under D (U ~ Ber(p), V ~ Ber(q)), by the same complement argument as above
+(`gpu_rs.pairs.background_delta`).
+
+*Claim.* For a1 ≤ a ≤ a2, w = a2 − a1, let G = Bin(a1, q) + Bin(N − 1 − a2, p). Then
+δ_a(ε) ≤ δ_G(ε) for every ε, where δ_G is the one-bit δ of the background "a1 zeros and N − 1 − a2
+ones" in a population of N − w users.
+
+*Proof.* Split the summands: Bin(a, q) = Bin(a1, q) + Bin(a − a1, q) and Bin(N − 1 − a, p) =
+Bin(N − 1 − a2, p) + Bin(a2 − a, p), all independent, so B_a = G + Y_a with Y_a = Bin(a − a1, q) +
+Bin(a2 − a, p) independent of G, U and V. The laws of K under D′ and D are those of G + U and G + V,
+each followed by the same Markov kernel "add an independent copy of Y_a". The hockey-stick
+divergence E_λ(P‖Q) = sup_S (P(S) − λQ(S)) cannot grow under a common Markov kernel (for any event S
+of the output, P K(S) − λ Q K(S) = ∫ K(x, S) d(P − λQ)(x) ≤ (P − λQ)_+(whole space) = E_λ(P‖Q) since
+0 ≤ K(x, S) ≤ 1). So δ_a(ε) ≤ δ_{(G+U, G+V)}(ε) = δ_G(ε). ∎
+
+The bound is one row of `block_masses(N − w, q, a1, 1, span)`: the masses of Bin(a1, q) +
+Bin(N − w − 1 − a1, p). Its looseness is only the noise of the w users removed (variance w·pq of
+(N − 1)pq): at N = 10⁷, q = 0.018, ε = 0.0068 (δ ≈ 1e-6) the interval 0 … 1000 is bounded
+within 6e-4 of δ_0, the interval 0 … 10⁵ within 6 %. It is never below the
+maximum inside the interval (tested against exact sums over nested intervals,
+`tests/test_background_delta.py`; a mutated bound with one user too many fails that test). The
+tail's interval bound of §3 also bounds δ (δ_a ≤ T(a)) but was larger in all 87 intervals compared
+(N = 2·10³ … 10⁵, q = 0.018 … 0.3; by factors of 100 and more), so it is not used; the graded clone
+bound (`pairs/proven_delta.py`, proven for every pair) caps every interval.
+
+*Search.* `worst_deltas` evaluates a = 0 and a = N − 1, then takes intervals off a stack: the
+backgrounds strictly between two evaluated ends, a1 + 1 … a2 − 1, are bounded by the claim (one row,
+w = a2 − a1 − 2); where that bound exceeds the best certified δ_a found by more than 0.8 of the width
+asked, at some ε not yet resolved for the interval, the middle background is evaluated and both
+halves go back on the stack (an interval of at most 32 is evaluated whole). Every background is
+thus either evaluated or inside a resolved interval, whose bound enters the upper end; the answer is
+[best lower δ_a, max(every evaluated row's upper, every resolved interval's bound)], and its budget
+adds up to that width. One search serves every ε of a batch (each interval carries the ε it has not
+resolved), the rows do not depend on ε and are kept (128 MiB at most) for the root finder's later
+rounds. If the row budget (what 5 min buys, by `estimate_seconds`) runs out, the intervals left are
+covered by the graded clone bound and `complete` is False.
+
+*Row accuracy.* Each row's masses carry a relative error bound; most of it (about 8u times the
+log-gamma terms, 3·10⁻⁷ at N = 10⁷) is the mode's anchor, one factor shared by every mass of the row.
+δ_a is a sum of differences of nearly equal masses (the cancellation amplifies a per-mass error
+several thousand times at small ε), so the shared factor is applied to the sum, not to each mass
+(`BlockMasses.scale`, `BlockMasses.rel`): at N = 10⁷, δ ≈ 1e-6 a row's width fell from 1.6e-3 to
+1.1e-6 relative. Columns below ⌊E B_a⌋ − 1 are not computed: B_a is a sum of independent
+Bernoulli variables, so its mode lies within 1 of its mean (Darroch) and P(B_a = k − 1) ≤ P(B_a = k)
+for k ≤ ⌊E B_a⌋, where (p − λq)P(k − 1) − (λp − q)P(k) ≤ (1 − λ)P(k) ≤ 0 for ε ≥ 0.
 
 ## 4. Two bits or more: the clone bound (proof)
 

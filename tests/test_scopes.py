@@ -131,6 +131,36 @@ def test_l1_interval_bound_covers_every_background_inside(n, q, eps, inclusive):
     assert search.interval_upper(0, n - 1) >= brute.max()
 
 
+@pytest.mark.parametrize(("n", "q", "eps"), [(3000, 0.003, 0.5), (2000, 0.02, 0.2), (800, 0.1, 1.0)])
+def test_l1_tail_rises_along_each_tooth(n, q, eps):
+    """On a run of backgrounds with the same ``k*(a) + a`` the exact tail is nondecreasing in ``a``
+    (docs/worst-case.md §3, the search's exact bound for one tooth); oracle tails and thresholds."""
+    brute = op.l1_all_pairs(n, q, math.exp(eps))
+    tooth = brute["kstar"] + brute["a"]
+    same = tooth[1:] == tooth[:-1]
+    assert same.sum() > n // 4 and (~same).sum() > 2  # several teeth, most of them wide
+    tails = brute["tails"]
+    assert np.all(tails[1:][same] >= tails[:-1][same] * (1.0 - 1e-9))
+
+
+@pytest.mark.parametrize(("n", "q", "eps"), [(6000, 0.002, 0.4), (3000, 0.05, 0.15)])
+def test_l1_search_splits_wide_teeth_and_stops_on_time(n, q, eps):
+    """Wide teeth (small ``q``) are split, not evaluated whole, and the interval still holds the
+    brute-force maximum; a search stopped at once bounds the rest from interval ends."""
+    from gpu_rs.pairs.backgrounds import WorstBackground
+
+    brute = op.l1_all_pairs(n, q, math.exp(eps))
+    search = WorstBackground(n, q, math.exp(eps), False)
+    search.evaluate(0)
+    found = search.search(1e-3 * search.evaluated[0].lower, n + 2)
+    assert found.complete and found.lower <= brute["max"] <= found.upper
+    assert found.upper - found.lower <= 2e-3 * brute["max"]
+    if q < 0.01:
+        assert found.evaluated < n // 4
+    stopped = WorstBackground(n, q, math.exp(eps), False).search(1e-3 * brute["max"], n + 2, seconds=0.0)
+    assert not stopped.complete and stopped.lower <= brute["max"] <= stopped.upper
+
+
 def test_l1_all_pairs_falls_back_to_the_proven_bound_where_the_search_would_not_finish():
     b = gpu_rs.tail(10**9, 1, 0.1, 0.5, scope="all")
     assert "would take about" in b.worst

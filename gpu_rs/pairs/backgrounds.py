@@ -17,13 +17,16 @@ and ``B_a`` is log-concave, so ``R`` increases in ``k`` and ``T(a) = P'_a[K >= k
     T(a) <= min(P'_{a1}[K >= k*(a2)], P'_{a2}[K >= k*(a1) − (a2 − a1)]),
 
 and where ``k*(a1) = k*(a2)`` the first bound is ``T(a1)`` itself. So an interval of
-backgrounds is bounded from its two ends (docs/worst-case.md has the proofs).
+backgrounds is bounded from its two ends (docs/worst-case.md has the proofs). ``K + a`` is
+stochastically nondecreasing in ``a``, so on a *tooth* (a run with the same ``k*(a) + a``) ``T``
+is nondecreasing and the second bound is exactly ``T(a2)``.
 :mod:`gpu_rs.pairs.counts` evaluates blocks of consecutive backgrounds at once.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -33,7 +36,11 @@ from gpu_rs.common.floats import FLOOR, UNIT
 from gpu_rs.pairs.counts import BLOCK, BlockMasses, block_masses, block_size
 
 WHOLE = 16 * BLOCK
-"""Intervals of at most this many backgrounds whose bound is too large are evaluated whole."""
+"""Intervals of at most this many backgrounds whose bound is too large are evaluated whole, where
+their teeth are narrow (:data:`TOOTH`)."""
+TOOTH = 32
+"""An interval is split rather than evaluated whole where it holds more than this many backgrounds
+per tooth (a run of backgrounds with the same ``k*(a) + a``, on which ``T`` rises: module docstring)."""
 
 
 class Evaluated(NamedTuple):
@@ -193,15 +200,39 @@ class WorstBackground:
     def best(self) -> float:
         return max(v.lower for v in self.evaluated.values())
 
-    def search(self, goal: float, budget: int, cap: float = 1.0) -> Worst:
+    def teeth(self, a1: int, a2: int) -> int:
+        """How many times ``k*(a) + a`` may step up between ``a1`` and ``a2`` (both evaluated)."""
+        return self.evaluated[a2].k_hi + a2 - self.evaluated[a1].k_lo - a1
+
+    def worth_splitting(self, a1: int, a2: int) -> bool:
+        """Whether splitting ``[a1, a2]`` is likely cheaper than evaluating it whole (speed only).
+
+        Across a tooth the interval bound loses about a factor ``θ``, so a part spanning
+        ``log(best / T) / log θ`` teeth, ``T`` the larger end's tail, may already be pruned;
+        splitting pays where such parts, or single teeth, hold more than :data:`TOOTH` backgrounds.
+        """
+        top, best = max(self.evaluated[a1].upper, self.evaluated[a2].upper), self.best
+        reach = 1.0
+        if best > top:
+            reach = math.inf if top <= 0.0 else max(1.0, math.log(best / top) / math.log(self.theta[0]))
+        return (a2 - a1) * reach > TOOTH * (self.teeth(a1, a2) + 1)
+
+    def search(self, goal: float, budget: int, cap: float = 1.0, seconds: float = math.inf) -> Worst:
         """The best background and an upper bound on every ``T(a)``.
 
         Intervals of backgrounds are split at their middle while their bound exceeds the best
         lower bound by more than ``goal``; an interval of at most :data:`WHOLE` backgrounds
         is evaluated whole. No background is left without a bound covering it. ``cap`` is a
         bound proven for every background (the clone bound); it ends the search where the
-        tails are all too small for the interval bounds to resolve.
+        tails are all too small for the interval bounds to resolve. Where ``budget`` backgrounds
+        have been evaluated or ``seconds`` have passed, the intervals left are bounded from their
+        ends and the search is not complete.
+
+        On a run of backgrounds with the same ``k*(a) + a`` (a *tooth*), ``T`` is nondecreasing,
+        so the interval bound is exact there: at small ``q``, where teeth hold many backgrounds,
+        splitting finds their ends in a few evaluations each, and only narrow teeth are evaluated whole.
         """
+        deadline = time.perf_counter() + seconds
         n = self.n
         for a in sorted({0, n - 1}):
             self.evaluate(a)
@@ -212,14 +243,13 @@ class WorstBackground:
             a1, a2 = stack.pop()
             if a2 - a1 <= 1:
                 continue
-            if len(self.evaluated) >= budget:
-                complete = False
-                pending.append(1.0)
-                continue
             bound = min(cap, self.interval_upper(a1, a2))
             if bound <= self.best + goal:
                 pending.append(bound)
-            elif a2 - a1 - 1 <= WHOLE:
+            elif len(self.evaluated) >= budget or time.perf_counter() > deadline:
+                complete = False
+                pending.append(bound)
+            elif a2 - a1 - 1 <= WHOLE and not self.worth_splitting(a1, a2):
                 self.evaluate(a1 + 1, a2 - a1 - 1)
             else:
                 mid = (a1 + a2) // 2
