@@ -19,6 +19,7 @@ from gpu_rs.cli.arguments import (
 )
 from gpu_rs.cli.output import EXIT_OK, op, print_json, warn_unmet
 from gpu_rs.cli.progress import Progress
+from gpu_rs.common.limits import FAMILY_SECONDS, MAX_SEARCH_SECONDS
 
 
 def register(sub: Any) -> None:
@@ -38,6 +39,14 @@ def register(sub: Any) -> None:
         help="absolute width that is always good enough, 0 <= W < 1 (API default 1e-12)",
     )
     add_scope(p)
+    p.add_argument(
+        "--search-seconds",
+        type=checked("--search-seconds", between(0.0, MAX_SEARCH_SECONDS, closed=True)),
+        metavar="S",
+        help="with --scope all and bits >= 2: search the homogeneous backgrounds for the best pair known "
+        f"for at most about S seconds, 0 <= S < {MAX_SEARCH_SECONDS:.0f} (0 skips it; default: {FAMILY_SECONDS:g}; "
+        "about 300 resolves bits = 40)",
+    )
     add_run_options(p, json_help="print one JSON object (TailBound.to_dict()) on stdout")
     p.set_defaults(handler=run)
 
@@ -55,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
             inclusive=args.inclusive,
             backend=args.backend,
             **eps_kwargs(args),
-            **given(rel_width=args.rel_width, abs_width=args.abs_width),
+            **given(rel_width=args.rel_width, abs_width=args.abs_width, search_seconds=args.search_seconds),
         )
     warn_unmet(b)
     if args.json:

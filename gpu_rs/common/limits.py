@@ -29,6 +29,12 @@ and the estimate; tiny targets (near ``MIN_TARGET``) and fine ``rel_width`` make
 (``eta = 1e-30``: 6-19 s per query)."""
 TYPICAL_QUERIES = 25
 """Queries a calibration typically makes (16-55 measured); used only for the estimate above."""
+FAMILY_SECONDS = 30.0
+"""Default ``search_seconds`` of ``tail``: the time limit of the search over homogeneous backgrounds
+(the best pair known of ``scope="all"`` for ``bits >= 2``); at ``bits = 40`` its screening alone takes
+about 25 s."""
+MAX_SEARCH_SECONDS = 86_400.0
+"""``search_seconds`` must stay below this (a day)."""
 MIN_REL_WIDTH = 1e-9
 """Smallest relative width asked of a tail: finer widths sit at float64 round-off of the engine's sums
 and take minutes for no meaningful digit."""

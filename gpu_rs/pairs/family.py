@@ -44,7 +44,6 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from scipy.special import logsumexp
 
 from gpu_rs.common.floats import EXP_LIMIT, UNIT
 from gpu_rs.common.validation import Problem
@@ -243,38 +242,6 @@ def _split(
     width = slack + 8.0 * UNIT * (abs(y) + abs(lowest))
     cut = Cut(y - width, y + width, inclusive, sign > 0)
     return Crossing(SumLaw(tuple(laws)), log_keep, err, cut, sign > 0)
-
-
-SCALES = np.geomspace(1e-4, 1e4, 161)
-"""Multiples of the Gaussian guess of ``θ`` tried by :func:`quick_upper`."""
-
-
-def quick_upper(member: Member, prob: Problem, inclusive: bool) -> float:
-    """A certified upper bound on the member's tail, conditioned on the user's report.
-
-    ``P[Σ V > 0] = Σ_k π_k P[T > −v_k]`` with ``T`` the sum of the ``n − 1`` background atoms
-    and ``(v_k, π_k)`` the user's atoms. Each term is at most ``exp(K(θ) + θ v_k)`` for *every*
-    ``θ > 0`` (``K`` the log-MGF of ``T``), so a grid of ``θ`` (multiples of the Gaussian guess)
-    gives a valid bound without a root search; ``exp(slack)`` covers the float error of the
-    probabilities and of the evaluation, as in :mod:`gpu_rs.engine.chernoff`. The atoms' own
-    error (``errors``) is added to every ``v_k``.
-    """
-    bg = report_atoms(member, prob.q, prob.eps, False, False)
-    user = report_atoms(member, prob.q, prob.eps, True, False)
-    m = prob.n - 1
-    if m == 0:
-        return 1.0
-    shift = float(bg.values.max())  # K(θ) − θ m shift <= 0 keeps the exponent in range
-    mean = float(np.dot(bg.probs, bg.values))
-    var = max(float(np.dot(bg.probs, (bg.values - mean) ** 2)), 1e-300)
-    v = user.values + user.errors + m * float(bg.errors.max())
-    gap = max(-(m * mean + float(np.dot(user.probs, v))), abs(m * mean) * 1e-6 + 1e-300)
-    thetas = gap / (m * var) * SCALES
-    k = logsumexp(bg.log_probs[None, :] + np.outer(thetas, bg.values - shift), axis=1)
-    slack = 1e-6 + 4.0 * (m + 2) * (float(max(bg.rel.max(), user.rel.max())) + 4.0 * UNIT)
-    exponent = m * k[:, None] + np.outer(thetas, v + m * shift)
-    terms = np.exp(np.minimum(0.0, exponent.min(axis=0) + slack))
-    return min(1.0, float(np.dot(user.probs, terms)) * (1.0 + float(user.rel.max())) + 4.0 * UNIT)
 
 
 def chernoff_upper(cross: Crossing) -> float:

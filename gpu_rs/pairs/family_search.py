@@ -1,16 +1,19 @@
 """The largest tail over every homogeneous background (the family of :mod:`gpu_rs.pairs.family`).
 
-Each member's tail has a cheap certified upper bound (:func:`gpu_rs.pairs.family.quick_upper`,
-Chernoff bounds conditioned on the user's report). The seed's pair in both orders is evaluated first;
-then the members are taken in decreasing order of their Chernoff bound, and a member is
-evaluated through the engine only while its bound exceeds the best certified lower bound
-found so far. A member skipped that way cannot beat the best member found, so the search
-returns a member whose certified lower bound is within the evaluation width of the family's
-maximum, and an upper bound on every member's tail. Candidates are evaluated at a loose width
-first (:data:`SCREEN_WIDTH`); the winner is evaluated again at the width asked. Where the
-evaluations outlast :data:`EVALUATION_SECONDS` the search stops: the best member found is still
-a certified lower bound on the family's maximum (and so on every pair's supremum), but no
-upper bound on the family is claimed.
+Each member's tail has a cheap certified upper bound (:func:`gpu_rs.pairs.family_screen.screen_upper`,
+a truncated Chernoff bound conditioned on the user's report). The seed's pair in both orders is
+evaluated first; then every member whose bound exceeds the best certified lower bound found so
+far is evaluated through the engine at a loose width (:data:`SCREEN_WIDTH`), in rounds: the first
+with :data:`FIRST_TERMS` Fourier terms, each next round with four times as many, for the members
+still *open* (upper bound above the best lower bound, screening width not reached), until none
+is open, the terms reach the plan's limit or the time runs out. A member whose upper bound is at
+most the best lower bound found cannot beat it.
+
+Every member keeps a certified upper bound (its engine bounds or its screening bound), so the
+answer always holds an upper bound on the whole family, and a best member whose certified lower
+bound is a lower bound on the family's maximum (and on every pair's supremum). Where members are
+left open (time out, or terms exhausted) the two need not meet, and the answer counts them.
+The winner is evaluated again at the width asked if time remains.
 """
 
 from __future__ import annotations
@@ -20,20 +23,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpu_rs.common.errors import TimeBudgetError
+from gpu_rs.common.limits import FAMILY_SECONDS
 from gpu_rs.common.validation import Problem
 from gpu_rs.engine.bounds import Bounds
 from gpu_rs.engine.pipeline import Plan
 from gpu_rs.pairs import family
 from gpu_rs.pairs.family import Member
+from gpu_rs.pairs.family_screen import screen_upper
 
 SCREEN_WIDTH = 1e-2
-"""Relative width at which candidate members are screened."""
-SECONDS_PER_MEMBER = (3e-3, 4e-4)
-"""Measured cost of one member's quick bound: ``a + b · L`` seconds (2-core CPU)."""
-MAX_SECONDS = 30.0
-"""Family searches whose screening is estimated to take longer than this are not started."""
-EVALUATION_SECONDS = 60.0
-"""Members are evaluated through the engine until this much time has passed; the rest are left open."""
+"""Relative width at which candidate members are evaluated."""
+FIRST_TERMS = 1 << 12
+"""Fourier terms of a candidate's first evaluation; each later round asks four times as many."""
+SECONDS_PER_MEMBER = (5e-4, 4e-5)
+"""Measured cost of one member's screening bound, ``a + b · L`` seconds (shared 2-core CPU; docs/worst-case.md §5a)."""
+MAX_SECONDS = FAMILY_SECONDS
+"""Default time limit of a family search (screening and evaluations); estimated longer screenings are not started."""
 
 
 @dataclass(frozen=True)
@@ -45,25 +50,33 @@ class FamilyMax:
     best : Member
         The member with the largest certified lower bound.
     bounds : Bounds
-        Its certified bounds, at the width asked.
-    upper : float or None
-        An upper bound on every member's tail (both orders of every homogeneous background),
-        None where the time budget left members unresolved.
-    members, evaluated : int
-        Members in the family, and members evaluated through the engine.
+        Its certified bounds (at the width asked where time allowed, else at :data:`SCREEN_WIDTH`).
+    upper : float
+        An upper bound on every member's tail (both orders of every homogeneous background).
+    members, evaluated, unresolved : int
+        Members in the family, members evaluated through the engine, and members whose upper
+        bound still exceeds the best lower bound (they might beat the best member found).
+    seconds : float
+        Time the search took.
     """
 
     best: Member
     bounds: Bounds
-    upper: float | None
+    upper: float
     members: int
     evaluated: int
+    unresolved: int
+    seconds: float
+
+
+def member_count(bits: int) -> int:
+    """How many members the family has for ``bits`` bits."""
+    return sum((d + 1) * (bits - d + 1) for d in range(1, bits + 1))
 
 
 def estimate_seconds(bits: int) -> float:
     """Estimated time of the screening of :func:`family_max` for ``bits`` bits (any ``n``)."""
-    count = sum((d + 1) * (bits - d + 1) for d in range(1, bits + 1))
-    return count * (SECONDS_PER_MEMBER[0] + SECONDS_PER_MEMBER[1] * bits)
+    return member_count(bits) * (SECONDS_PER_MEMBER[0] + SECONDS_PER_MEMBER[1] * bits)
 
 
 def check_time(bits: int, max_seconds: float = MAX_SECONDS) -> None:
@@ -71,8 +84,8 @@ def check_time(bits: int, max_seconds: float = MAX_SECONDS) -> None:
     seconds = estimate_seconds(bits)
     if seconds > max_seconds:
         raise TimeBudgetError(
-            f"the search over every homogeneous background at bits={bits} would take about {seconds:.0f} s "
-            f"(at most {max_seconds:.0f} s is started)"
+            f"the search over every homogeneous background at bits={bits} would take about {seconds:.3g} s "
+            f"to screen, over search_seconds={max_seconds:g}"
         )
 
 
@@ -86,33 +99,76 @@ def family_max(
 ) -> FamilyMax:
     """The member of largest tail, certified, and a bound on every member's (module docstring).
 
-    ``known`` holds members already evaluated at the width asked (the seed's pair).
+    ``known`` holds members already evaluated at the width asked (the seed's pair); the search
+    stops evaluating once ``max_seconds`` have passed (or would pass during the next evaluation).
     """
     check_time(prob.bits, max_seconds)
     start = time.perf_counter()
-    screen = Plan(max(plan.rel_width, SCREEN_WIDTH), plan.abs_width, plan.max_terms)
     done: dict[Member, Bounds] = dict(known or {})
     for seed in (Member(prob.bits, prob.bits, 0, 0), Member(prob.bits, prob.bits, prob.bits, 0)):
         if seed not in done:
             done[seed] = family.member_bounds(seed, prob, inclusive, plan, xp)
-    best = max(b.lower for b in done.values())
-    bounds = {m: family.quick_upper(m, prob, inclusive) for m in family.members(prob.bits) if m not in done}
-    total = len(bounds) + len(done)
-    evaluated = 0
-    ceiling = 0.0
-    complete = True
-    for m in sorted(bounds, key=lambda m: -bounds[m]):
-        if bounds[m] <= best:
-            ceiling = max(ceiling, bounds[m])
-            continue
-        if time.perf_counter() - start > EVALUATION_SECONDS:
-            complete = False
-            break
-        done[m] = family.member_bounds(m, prob, inclusive, screen, xp)
-        evaluated += 1
-        best = max(best, done[m].lower)
+    upper = {m: screen_upper(m, prob) for m in family.members(prob.bits) if m not in done}
+    upper.update({m: b.upper for m, b in done.items()})
+    search = _Rounds(prob, inclusive, xp, start + max_seconds, done, upper)
+    terms = search.run(Plan(max(plan.rel_width, SCREEN_WIDTH), plan.abs_width, min(FIRST_TERMS, plan.max_terms)), plan)
     top = max(done, key=lambda m: (done[m].lower, -m.d))
-    if not plan.met(done[top]) and top not in (known or {}):
-        done[top] = family.member_bounds(top, prob, inclusive, plan, xp)
-    upper = max([b.upper for b in done.values()] + [ceiling]) if complete else None
-    return FamilyMax(top, done[top], upper, total, evaluated)
+    if not plan.met(done[top]) and top not in (known or {}) and search.fits(4.0 * search.cost):
+        refined = family.member_bounds(top, prob, inclusive, Plan(plan.rel_width, plan.abs_width, terms), xp)
+        if refined.lower >= done[top].lower:
+            done[top] = refined
+    best = done[top].lower
+    unresolved = sum(1 for m in upper if upper[m] > best and m != top)
+    seconds = time.perf_counter() - start
+    return FamilyMax(top, done[top], max(upper.values()), len(upper), search.evaluated, unresolved, seconds)
+
+
+class _Rounds:
+    """The rounds of engine evaluations of :func:`family_max` (module docstring), updating ``done`` and ``upper``."""
+
+    def __init__(
+        self,
+        prob: Problem,
+        inclusive: bool,
+        xp: Any,
+        deadline: float,
+        done: dict[Member, Bounds],
+        upper: dict[Member, float],
+    ) -> None:
+        self.prob, self.inclusive, self.xp, self.deadline = prob, inclusive, xp, deadline
+        self.done, self.upper = done, upper
+        self.settled = set(done)
+        self.evaluated = 0
+        self.cost = 0.0  # the slowest evaluation at the current terms, in seconds
+
+    def fits(self, seconds: float) -> bool:
+        """Whether work of ``seconds`` would end before the deadline."""
+        return time.perf_counter() + seconds <= self.deadline
+
+    def best(self) -> float:
+        """The largest certified lower bound found."""
+        return max(b.lower for b in self.done.values())
+
+    def run(self, screen: Plan, plan: Plan) -> int:
+        """Evaluate open members, four times the terms each round; returns the last round's terms."""
+        while True:
+            best = self.best()
+            candidates = [m for m in self.upper if self.upper[m] > best and m not in self.settled]
+            if not candidates:
+                return screen.max_terms
+            for m in sorted(candidates, key=lambda m: -self.upper[m]):
+                if self.upper[m] <= self.best():
+                    continue
+                if not self.fits(self.cost):
+                    return screen.max_terms
+                began = time.perf_counter()
+                b = family.member_bounds(m, self.prob, self.inclusive, screen, self.xp)
+                self.cost = max(self.cost, time.perf_counter() - began)
+                self.evaluated += 1
+                self.done[m], self.upper[m] = b, min(self.upper[m], b.upper)
+                if screen.met(b):
+                    self.settled.add(m)
+            if screen.max_terms >= plan.max_terms:
+                return screen.max_terms
+            screen = Plan(screen.rel_width, screen.abs_width, min(4 * screen.max_terms, plan.max_terms))
+            self.cost *= 4.0

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from gpu_rs.common.errors import TimeBudgetError
 from gpu_rs.common.floats import UNIT
+from gpu_rs.common.limits import FAMILY_SECONDS
 from gpu_rs.common.validation import Problem
 from gpu_rs.engine.atoms import ONE, ZERO
 from gpu_rs.engine.bounds import Bounds, ErrorBudget
@@ -128,15 +129,24 @@ def estimate_seconds(n: int, q: float) -> float:
     return SECONDS_PER_BACKGROUND * n * math.sqrt(n * q * (1.0 - q)) + 0.05
 
 
-def answer(scope: str, prob: Problem, inclusive: bool, plan: Plan, xp: object, decide: float = 0.0) -> Scoped:
-    """The certified tail over the pairs ``scope`` covers (SPEC §1.1); ``decide > 0``: see :func:`proven_all`."""
+def answer(
+    scope: str,
+    prob: Problem,
+    inclusive: bool,
+    plan: Plan,
+    xp: object,
+    decide: float = 0.0,
+    search_seconds: float = FAMILY_SECONDS,
+) -> Scoped:
+    """The certified tail over the pairs ``scope`` covers (SPEC §1.1); ``decide > 0`` and
+    ``search_seconds``: see :func:`proven_all`."""
     if scope == "forward":
         return forward(prob, inclusive, plan, xp)
     if scope == "homogeneous":
         return homogeneous(prob, inclusive, plan, xp)
     if prob.bits == 1:
         return every_background(prob, inclusive, plan, xp, decide)
-    return proven_all(prob, inclusive, plan, xp, decide=decide)
+    return proven_all(prob, inclusive, plan, xp, decide=decide, search_seconds=search_seconds)
 
 
 def every_background(prob: Problem, inclusive: bool, plan: Plan, xp: object, decide: float = 0.0) -> Scoped:
@@ -178,28 +188,49 @@ def every_background(prob: Problem, inclusive: bool, plan: Plan, xp: object, dec
 
 
 def best_known(
-    prob: Problem, inclusive: bool, plan: Plan, xp: object, seed: tuple[PairBound, ...], best: PairBound
+    prob: Problem,
+    inclusive: bool,
+    plan: Plan,
+    xp: object,
+    seed: tuple[PairBound, ...],
+    best: PairBound,
+    search_seconds: float = FAMILY_SECONDS,
 ) -> tuple[PairBound, str]:
     """The best pair known among the homogeneous backgrounds (``best`` if none beats it), and a note
-    on the search; ``seed`` holds the seed's pair in both orders, already computed."""
+    on the search; ``seed`` holds the seed's pair in both orders, already computed. The search
+    takes at most about ``search_seconds`` (:func:`gpu_rs.pairs.family_search.family_max`)."""
     fwd, rev = seed
     try:
         known = {
             Member(prob.bits, prob.bits, 0, 0): Bounds(fwd.lower, fwd.upper, ErrorBudget(), fwd.method),
             Member(prob.bits, prob.bits, prob.bits, 0): Bounds(rev.lower, rev.upper, ErrorBudget(), rev.method),
         }
-        found = family_max(prob, inclusive, plan, xp, known)
+        found = family_max(prob, inclusive, plan, xp, known, max_seconds=search_seconds)
     except TimeBudgetError as err:
         return best, f"homogeneous backgrounds not searched: {err}"
-    note = f"{found.evaluated} of {found.members} homogeneous backgrounds evaluated"
-    if found.upper is not None:
-        note += f", every one's tail <= {found.upper:.6g}"
+    note = (
+        f"{found.evaluated} of {found.members} homogeneous backgrounds evaluated in {found.seconds:.1f} s, "
+        f"every one's tail <= {found.upper:.6g}"
+    )
+    if found.unresolved:
+        note += (
+            f"; {found.unresolved} may exceed the best found (bounds not separated within "
+            f"search_seconds={search_seconds:g})"
+        )
     if found.bounds.lower > best.lower:
         best = PairBound(found.best.describe(prob.n), found.bounds.lower, found.bounds.upper, found.bounds.method)
     return best, note
 
 
-def proven_all(prob: Problem, inclusive: bool, plan: Plan, xp: object, note: str = "", decide: float = 0.0) -> Scoped:
+def proven_all(
+    prob: Problem,
+    inclusive: bool,
+    plan: Plan,
+    xp: object,
+    note: str = "",
+    decide: float = 0.0,
+    search_seconds: float = FAMILY_SECONDS,
+) -> Scoped:
     """``scope="all"`` as a bound: ``[the largest homogeneous background's tail, the clone bound]``.
 
     The lower end is a certified tail of one pair (the best member of the family of
@@ -209,7 +240,8 @@ def proven_all(prob: Problem, inclusive: bool, plan: Plan, xp: object, note: str
     bound of :mod:`gpu_rs.pairs.clones`). Their gap is relaxation. ``pairs``
     holds three entries: the best pair known (named), then the seed's pair in both orders.
     ``decide > 0`` only decides ``upper <= decide``: the family is not searched (the lower end is
-    the seed's pair); the upper end is the same.
+    the seed's pair); the upper end is the same. ``search_seconds`` limits the family search
+    (:func:`best_known`).
     """
     both = homogeneous(prob, inclusive, plan, xp)
     fwd, rev = both.pairs
@@ -218,7 +250,7 @@ def proven_all(prob: Problem, inclusive: bool, plan: Plan, xp: object, note: str
     if decide > 0.0:
         family_note = f"homogeneous backgrounds not searched: a decision against {decide:.6g} only"
     else:
-        best, family_note = best_known(prob, inclusive, plan, xp, both.pairs, best)
+        best, family_note = best_known(prob, inclusive, plan, xp, both.pairs, best, search_seconds)
     bound, eps_step, d, method = reduction.tail_upper(prob.n, prob.bits, prob.q, prob.eps)
     upper = min(1.0, bound)
     lower = best.lower

@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from gpu_rs.common.backend import Backend, get_backend
+from gpu_rs.common.limits import FAMILY_SECONDS, MAX_SEARCH_SECONDS
 from gpu_rs.common.provenance import provenance
 from gpu_rs.common.validation import (
     Problem,
@@ -46,6 +47,7 @@ def tail(
     max_terms: int = DEFAULT_MAX_TERMS,
     max_memory: int | None = None,
     decide: float | None = None,
+    search_seconds: float = FAMILY_SECONDS,
 ) -> TailBound:
     """Certified bounds on ``P[R > e^eps]`` over the neighbouring pairs ``scope`` covers.
 
@@ -83,6 +85,13 @@ def tail(
         with ``bits >= 2`` the search over homogeneous backgrounds for the best pair known is
         then skipped: the lower end is the seed's pair, the upper end (which decides) is the
         same. Other scopes ignore it. :func:`~gpu_rs.calibrate` decides its queries this way.
+    search_seconds : float
+        For ``scope="all"`` with ``bits >= 2``: at most about this many seconds for the search over
+        homogeneous backgrounds (the lower end, the best pair known), ``0 <= search_seconds < 86400``.
+        A search whose screening is estimated to take longer is not started, and the note in
+        ``worst`` says so; one that runs out of time keeps the best member found and says how many
+        members were left open. At ``bits = 40`` the screening alone takes about 25 s, so give
+        about 300 to let the search resolve. ``0`` skips the search.
 
     Returns
     -------
@@ -110,12 +119,13 @@ def tail(
         max_memory = check_int("max_memory", max_memory, 1, 1 << 50)
     if decide is not None:
         decide = check_open("decide", decide, 0.0, 1.0)
+    search_seconds = check_closed_open("search_seconds", search_seconds, 0.0, MAX_SEARCH_SECONDS)
     be = get_backend(backend)
     plan = Plan(rel_width, abs_width, plan_terms(max_terms, be.free_memory(), max_memory))
     if k > 1:
         found = krand.answer(scope, prob, k, inclusive, plan, be.xp)
     else:
-        found = scopes.answer(scope, prob, inclusive, plan, be.xp, decide or 0.0)
+        found = scopes.answer(scope, prob, inclusive, plan, be.xp, decide or 0.0, search_seconds)
     b = found.bounds
     return certified(
         b,
