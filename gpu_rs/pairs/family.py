@@ -129,6 +129,13 @@ def _log_pmf(m: int, success: Fraction) -> np.ndarray:
     return np.array([log_fraction(e) for e in _pmf(m, success)])
 
 
+@lru_cache(maxsize=4096)
+def _log_pmf_at(m: int, q: float, flipped: bool) -> np.ndarray:
+    """:func:`_log_pmf` of ``Bin(m, p)`` (``flipped=False``) or ``Bin(m, q)``, cached by the float ``q``."""
+    qf = Fraction(q)
+    return _log_pmf(m, qf if flipped else 1 - qf)
+
+
 @dataclass(frozen=True)
 class Atoms:
     """One report's signed atoms ``V = A − λB``: values, their error bounds, exact probabilities."""
@@ -149,10 +156,7 @@ def report_atoms(member: Member, q: float, eps: float, user: bool, exact: bool =
     beyond, floats: each a sum of products of three binomial probabilities, with its error bound.
     """
     d, a, b = member.d, member.a, member.b
-    qf = Fraction(q)
-    pf = 1 - qf
-    pmfs = _pmf(a, pf), _pmf(d - a, pf if user else qf), _pmf(b, qf if user else pf)
-    i1, i0, j1 = np.meshgrid(*(np.arange(len(f)) for f in pmfs), indexing="ij")
+    i1, i0, j1 = np.meshgrid(np.arange(a + 1), np.arange(d - a + 1), np.arange(b + 1), indexing="ij")
     index = ((i1 + j1) * (d - a + b + 1) + (i0 - j1 + b)).ravel()
     keys = np.unique(index)
     u, w = keys // (d - a + b + 1), keys % (d - a + b + 1) - b
@@ -165,7 +169,7 @@ def report_atoms(member: Member, q: float, eps: float, user: bool, exact: bool =
     sign = np.where(log_a >= log_lb, 1.0, -1.0)
     values = sign * np.exp(top) * -np.expm1(-np.abs(log_a - log_lb))
     errors = VALUE_ERROR * (np.exp(log_a) + np.exp(log_lb)) * (2.0 + np.abs(log_a) + np.abs(log_lb))
-    logs = [_log_pmf(a, pf), _log_pmf(d - a, pf if user else qf), _log_pmf(b, qf if user else pf)]
+    logs = [_log_pmf_at(a, q, False), _log_pmf_at(d - a, q, not user), _log_pmf_at(b, q, user)]
     log_terms = (logs[0][:, None, None] + logs[1][None, :, None] + logs[2][None, None, :]).ravel()
     if (d + b > EXACT_BITS or not exact) and float(log_terms.min()) > LOG_FLOAT:
         # Each term: exp of a sum of three logs (relative error 4u per unit of |log|), then a
@@ -173,6 +177,9 @@ def report_atoms(member: Member, q: float, eps: float, user: bool, exact: bool =
         probs = np.bincount(index, weights=np.exp(log_terms))[keys]
         rel = 8.0 * UNIT * (4.0 + float(np.abs(log_terms).max()) + log_terms.size) * np.ones(keys.size)
         return Atoms(values, errors, np.log(probs), probs, rel, None)
+    qf = Fraction(q)
+    pf = 1 - qf
+    pmfs = _pmf(a, pf), _pmf(d - a, pf if user else qf), _pmf(b, qf if user else pf)
     mass = [Fraction(0)] * int(index.max() + 1)
     flat = [f1 * f0 * fj for f1 in pmfs[0] for f0 in pmfs[1] for fj in pmfs[2]]
     for k, f in zip(index.tolist(), flat, strict=True):

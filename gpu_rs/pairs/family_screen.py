@@ -17,8 +17,9 @@ gives a valid bound: the choices only decide how tight it is.
 
 **Rounding.** The computed atoms ``V̂`` differ from the true ones by at most ``errors`` each, so
 ``Σ V <= Σ V̂ + m · max errors``: every user atom is raised by that much (and by its own error),
-and the bound is taken for the computed law. The log-MGF is a running ``logaddexp`` over the
-atoms sorted by value; each step errs by at most ``4u`` per unit of the magnitudes involved,
+and the bound is taken for the computed law. The log-MGF below a cut is a sum over the atoms
+sorted by value (in stretches between cuts, each shifted by its largest term, then a running
+``logaddexp``); each term or step errs by at most ``4u`` per unit of the magnitudes involved,
 ``m K`` multiplies that by ``m``, and the probabilities' relative error ``rel`` adds ``2 m rel``:
 ``exp(slack)`` covers it all (:func:`_slack`).
 """
@@ -60,10 +61,8 @@ def screen_upper(member: Member, prob: Problem) -> float:
     var = max(float(np.dot(probs, (values - mean) ** 2)), 1e-300)
     gap = max(-(m * mean + float(np.dot(user.probs, w))), abs(m * mean) * 1e-6 + 1e-300)
     thetas = gap / (m * var) * SCALES
-    # Running log-MGF of the atoms below each cut, then the atoms at or above it lumped at the cut.
-    x = log_probs[None, :] + np.outer(thetas, values)
-    below = np.logaddexp.accumulate(x, axis=1)
-    below = np.concatenate([np.full((thetas.size, 1), -np.inf), below[:, :-1]], axis=1)[:, cuts]
+    # The log-MGF of the atoms below each cut, then the atoms at or above it lumped at the cut.
+    below = _below(log_probs[None, :] + np.outer(thetas, values), cuts)
     log_top = np.log(np.maximum(above[cuts] + probs[cuts], 1e-320))
     k = np.logaddexp(below, log_top[None, :] + np.outer(thetas, values[cuts]))
     slack = _slack(m, thetas, k, values, log_probs, w, float(max(bg.rel.max(), user.rel.max())))
@@ -72,6 +71,21 @@ def screen_upper(member: Member, prob: Problem) -> float:
     bound = terms @ p_group + m * above[cuts]
     best = float(bound.min()) * (1.0 + float(user.rel.max()) + 2.0 * (w.size + 2) * UNIT) + 4.0 * UNIT
     return min(1.0, best)
+
+
+def _below(x: np.ndarray, cuts: np.ndarray) -> np.ndarray:
+    """``log Σ_{j < c} exp(x[:, j])`` for each cut ``c`` (sorted, distinct): the sum of each stretch
+    between cuts (shifted by its largest term), then a running ``logaddexp`` over the stretches."""
+    out = np.full((x.shape[0], cuts.size), -np.inf)
+    inner = cuts[cuts > 0]
+    if inner.size == 0:
+        return out
+    starts = np.concatenate([[0], inner[:-1]])
+    x = x[:, : inner[-1]]
+    peak = np.maximum.reduceat(x, starts, axis=1)
+    sums = np.add.reduceat(np.exp(x - np.repeat(peak, np.diff(np.append(starts, inner[-1])), axis=1)), starts, axis=1)
+    out[:, cuts.size - inner.size :] = np.logaddexp.accumulate(peak + np.log(sums), axis=1)
+    return out
 
 
 def _groups(w: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -54,8 +54,9 @@ class FamilyMax:
     upper : float
         An upper bound on every member's tail (both orders of every homogeneous background).
     members, evaluated, unresolved : int
-        Members in the family, members evaluated through the engine, and members whose upper
-        bound still exceeds the best lower bound (they might beat the best member found).
+        Members in the family, members evaluated through the engine, and members left open: upper
+        bound above the best lower bound, not evaluated to :data:`SCREEN_WIDTH` (time or terms ran out).
+        Members evaluated to that width may still overlap the best one; ``upper`` covers them all.
     seconds : float
         Time the search took.
     """
@@ -111,14 +112,14 @@ def family_max(
     upper = {m: screen_upper(m, prob) for m in family.members(prob.bits) if m not in done}
     upper.update({m: b.upper for m, b in done.items()})
     search = _Rounds(prob, inclusive, xp, start + max_seconds, done, upper)
-    terms = search.run(Plan(max(plan.rel_width, SCREEN_WIDTH), plan.abs_width, min(FIRST_TERMS, plan.max_terms)), plan)
+    search.run(Plan(max(plan.rel_width, SCREEN_WIDTH), plan.abs_width, min(FIRST_TERMS, plan.max_terms)), plan)
     top = max(done, key=lambda m: (done[m].lower, -m.d))
     if not plan.met(done[top]) and top not in (known or {}) and search.fits(4.0 * search.cost):
-        refined = family.member_bounds(top, prob, inclusive, Plan(plan.rel_width, plan.abs_width, terms), xp)
+        refined = family.member_bounds(top, prob, inclusive, plan, xp)
         if refined.lower >= done[top].lower:
-            done[top] = refined
+            done[top], upper[top] = refined, min(upper[top], refined.upper)
     best = done[top].lower
-    unresolved = sum(1 for m in upper if upper[m] > best and m != top)
+    unresolved = sum(1 for m in upper if upper[m] > best and m not in search.settled)
     seconds = time.perf_counter() - start
     return FamilyMax(top, done[top], max(upper.values()), len(upper), search.evaluated, unresolved, seconds)
 
@@ -149,18 +150,18 @@ class _Rounds:
         """The largest certified lower bound found."""
         return max(b.lower for b in self.done.values())
 
-    def run(self, screen: Plan, plan: Plan) -> int:
-        """Evaluate open members, four times the terms each round; returns the last round's terms."""
+    def run(self, screen: Plan, plan: Plan) -> None:
+        """Evaluate open members, four times the terms each round, until none is open or time or terms run out."""
         while True:
             best = self.best()
             candidates = [m for m in self.upper if self.upper[m] > best and m not in self.settled]
             if not candidates:
-                return screen.max_terms
+                return
             for m in sorted(candidates, key=lambda m: -self.upper[m]):
                 if self.upper[m] <= self.best():
                     continue
                 if not self.fits(self.cost):
-                    return screen.max_terms
+                    return
                 began = time.perf_counter()
                 b = family.member_bounds(m, self.prob, self.inclusive, screen, self.xp)
                 self.cost = max(self.cost, time.perf_counter() - began)
@@ -169,6 +170,6 @@ class _Rounds:
                 if screen.met(b):
                     self.settled.add(m)
             if screen.max_terms >= plan.max_terms:
-                return screen.max_terms
+                return
             screen = Plan(screen.rel_width, screen.abs_width, min(4 * screen.max_terms, plan.max_terms))
             self.cost *= 4.0
