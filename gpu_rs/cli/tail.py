@@ -45,7 +45,7 @@ def register(sub: Any) -> None:
         metavar="S",
         help="with --scope all and bits >= 2: search the homogeneous backgrounds for the best pair known "
         f"for at most about S seconds, 0 <= S < {MAX_SEARCH_SECONDS:.0f} (0 skips it; default: {FAMILY_SECONDS:g}; "
-        "about 300 resolves bits = 40)",
+        "300 bounds every member within 1 %% of the best found at bits = 40)",
     )
     add_run_options(p, json_help="print one JSON object (TailBound.to_dict()) on stdout")
     p.set_defaults(handler=run)
