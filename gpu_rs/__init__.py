@@ -31,7 +31,8 @@ this list (``tests/test_architecture.py`` checks it). Read the first file named 
     Neighbouring collections turned into engine queries. **``scopes.py`` first**
     (forward, homogeneous, all) and ``guarantees.py`` (what each covers, in words);
     ``backgrounds.py`` and ``background_delta.py`` (every background for one bit),
-    ``family.py`` and ``family_search.py`` (every homogeneous background for several bits),
+    ``family.py``, ``family_screen.py`` (its cheap bound) and ``family_search.py`` (every homogeneous
+    background for several bits),
     ``clones.py``, ``reduction.py`` and ``blanket.py`` (the bounds proven for every pair;
     ``proven_delta.py``: the graded clone bound at many ``ε``, for the profile),
     ``krand.py`` (k reports per user), ``exact.py`` and ``worst.py`` (exact rational tails of
