@@ -35,7 +35,7 @@ SCREEN_WIDTH = 1e-2
 """Relative width at which candidate members are evaluated."""
 FIRST_TERMS = 1 << 12
 """Fourier terms of a candidate's first evaluation; each later round asks four times as many."""
-SECONDS_PER_MEMBER = (5e-4, 4e-5)
+SECONDS_PER_MEMBER = (8e-4, 4e-5)
 """Measured cost of one member's screening bound, ``a + b · L`` seconds (shared 2-core CPU; docs/worst-case.md §5a)."""
 MAX_SECONDS = FAMILY_SECONDS
 """Default time limit of a family search (screening and evaluations); estimated longer screenings are not started."""
