@@ -705,8 +705,9 @@ a Chernoff bound conditioned on the user's report, taken on the background atoms
 the union bound (N − 1) P[V > c] on the atoms cut: a background far from both of the user's vectors has
 atoms up to (p/q)^L of tiny probability, where every moment generating function explodes and the plain
 Chernoff bound is 1. At N = 10⁷, q = 0.351, λ = e² the plain bound left 1 817 members above the seed's
-tail; the cut bound leaves 55. The screening costs about 2 ms per member at L = 40 (22 s for all
-12 300 on a shared 2-core machine; the estimate that decides refusals says 29.5 s). From L = 41 on that estimate exceeds the default
+tail; the cut bound leaves 55. The screening costs 1–2 ms per member at L = 40 (14–23 s for all
+12 300 on a shared 2-core machine, load 1.6 to 5; the estimate that decides refusals says 29.5 s;
+the plain bound's screening took 56 s and was estimated at 234 s, so it was never started). From L = 41 on that estimate exceeds the default
 30 s and the search is not started unless `search_seconds` allows it (L = 64: about 160 s). Members whose bound
 exceeds the best tail found are then evaluated by the engine in rounds of 4 096, 16 384, … Fourier
 terms, until each is decided or `search_seconds` (default 30 s) would be passed; every member keeps a
