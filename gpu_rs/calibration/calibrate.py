@@ -11,7 +11,7 @@ from gpu_rs.calibration.dips import OneBitDips
 from gpu_rs.calibration.profile_target import calibrate_delta
 from gpu_rs.calibration.results import Calibration, ProfileCalibration
 from gpu_rs.calibration.search import Queries, smallest_q
-from gpu_rs.common.limits import MAX_CALIBRATION_SECONDS, MIN_TARGET
+from gpu_rs.common.limits import CALIBRATION_SEARCH_SECONDS, MAX_CALIBRATION_SECONDS, MIN_TARGET
 from gpu_rs.common.provenance import provenance
 from gpu_rs.common.validation import (
     Problem,
@@ -166,6 +166,7 @@ def calibrate(
             abs_width=0.1 * width * eta,
             backend=backend,
             decide=decide,
+            search_seconds=CALIBRATION_SEARCH_SECONDS,
         )
         return b, b.seconds
 

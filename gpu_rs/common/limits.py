@@ -35,6 +35,10 @@ FAMILY_SECONDS = 30.0
 about 25 s."""
 MAX_SEARCH_SECONDS = 86_400.0
 """``search_seconds`` must stay below this (a day)."""
+CALIBRATION_SEARCH_SECONDS = 10.0
+"""``search_seconds`` of the tails a calibration computes whole (its answer and the 3σ rule's q):
+the family search runs where its screening is estimated to fit in this (bits <= 29), so it does not
+multiply the calibration's time at bits = 40 (about 30 s per query there)."""
 MIN_REL_WIDTH = 1e-9
 """Smallest relative width asked of a tail: finer widths sit at float64 round-off of the engine's sums
 and take minutes for no meaningful digit."""
