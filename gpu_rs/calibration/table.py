@@ -147,7 +147,9 @@ def plan(settings: list[dict[str, Any]], done: int, workers: int, options: dict[
             q = min(max(three_sigma_q(s["n"], s["bits"], eps, k=s["k"]), 1e-4), 0.49)
             t0 = time.perf_counter()
             backend = options.get("backend", "auto")
-            tail(s["n"], s["bits"], q, eps, scope=s["scope"], k=s["k"], rel_width=0.1, backend=backend)
+            # Without the family search, as calibrate's search queries (they only decide).
+            coarse = dict(rel_width=0.1, backend=backend, search_seconds=0)
+            tail(s["n"], s["bits"], q, eps, scope=s["scope"], k=s["k"], **coarse)
             seconds.append(time.perf_counter() - t0)
         except (ValueError, TypeError):
             seconds.append(0.0)
