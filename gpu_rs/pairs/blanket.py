@@ -129,9 +129,15 @@ def spread(h: np.ndarray, w: np.ndarray, level: float, cells: int) -> Kernel:
     return Kernel(keys[keep], merged[keep], step, 4.0 * UNIT * (w.shape[0] + 2), added)
 
 
-def deltas(kern: Kernel, m_max: int) -> tuple[np.ndarray, int]:
+def deltas(kern: Kernel, m_max: int, masses: np.ndarray | None = None, enough: float = -1.0) -> tuple[np.ndarray, int]:
     """Upper bounds on ``δ_m(ε)`` for ``m = 1 … m_max`` (row ``m − 1``), each capped by the one before,
     and the cells times kernel points convolved.
+
+    With ``masses`` (the weight of each row in the caller's sum ``Σ masses[m − 1] δ_m``), the
+    rows stop as soon as that sum, with every row not yet computed charged the last one, is at most
+    ``enough``: the rows left repeat the last, a bound on them (``δ_m`` does not increase with ``m``).
+    It can stop only where the full sum would be at most ``enough`` too (up to round-off), so
+    a caller that only asks whether its bound is below ``enough`` gets the same answer.
 
     Three steps keep the law of the sum short, none of which can lower a bound:
     - mass at a point ``v`` with ``v + (m_max − m) · max(keys) <= 0`` after ``m`` reports can never
@@ -143,21 +149,24 @@ def deltas(kern: Kernel, m_max: int) -> tuple[np.ndarray, int]:
     Once ``WORK`` is spent, or after ``REPORTS`` reports, the remaining rows repeat the last (``δ_m``
     does not increase with ``m``).
     """
-    keys, w, step = kern.keys, kern.weights, kern.step
+    keys, step = kern.keys, kern.step
     lo, hi = int(keys[0]), int(keys[-1])
-    shift = keys - lo
+    pairs = list(zip((keys - lo).tolist(), kern.weights.tolist(), strict=True))  # Python scalars: a faster loop
+    above = np.zeros(m_max) if masses is None else np.cumsum(masses[::-1])[::-1] - masses  # mass of later rows
     s, first = np.ones(1), 0  # the law of the sum on lattice points first, first + 1, ...
     out = np.ones(m_max)
-    extra, rel, work = 0.0, 0.0, 0
+    extra, rel, work, done = 0.0, 0.0, 0, 0.0
     for m in range(1, m_max + 1):
-        nxt = np.zeros(s.shape[0] + hi - lo)
-        for i, wi in zip(shift, w, strict=True):
-            nxt[int(i) : int(i) + s.shape[0]] += wi * s
-        work += nxt.shape[0] * shift.shape[0]
+        nxt, term = np.zeros(s.shape[0] + hi - lo), np.empty(s.shape[0])
+        for i, wi in pairs:  # the same products, added in the same order, as nxt[i : i + len(s)] += wi * s
+            np.multiply(s, wi, out=term)
+            part = nxt[i : i + s.shape[0]]
+            np.add(part, term, out=part)
+        work += nxt.shape[0] * len(pairs)
         first += lo
         drop = max(0, min(nxt.shape[0], -(m_max - m) * hi - first + 1))
         s, first = nxt[drop:], first + drop
-        rel += (shift.shape[0] + 1 + s.shape[0]) * UNIT + kern.rel  # convolution, and the moves below
+        rel += (len(pairs) + 1 + s.shape[0]) * UNIT + kern.rel  # convolution, and the moves below
         if s.shape[0] > 2 and m % MOVE_EVERY == 0:
             low = int(np.searchsorted(np.cumsum(s), TAIL, side="right"))
             if 0 < low < s.shape[0] - 1:
@@ -174,18 +183,23 @@ def deltas(kern: Kernel, m_max: int) -> tuple[np.ndarray, int]:
         mean_pos = float(np.dot(s[pos], values[pos])) * (1.0 + 2.0 * (rel + (s.shape[0] + 4) * UNIT))
         value = min(1.0, ((mean_pos + extra) / m + kern.added) * (1.0 + 8.0 * UNIT) + 4.0 * UNIT)
         out[m - 1] = min(value, out[m - 2]) if m > 1 else value
-        if s.shape[0] == 0 or work > WORK or m >= REPORTS:
+        if masses is not None:
+            done += float(masses[m - 1]) * out[m - 1]
+        if s.shape[0] == 0 or work > WORK or m >= REPORTS or done + float(above[m - 1]) * out[m - 1] <= enough:
             out[m:] = out[m - 1]
             break
     return out, work
 
 
-def delta_upper(n: int, bits: int, q: float, d: int, eps: float, enough: float = -1.0) -> float:
+def delta_upper(n: int, bits: int, q: float, d: int, eps: float, enough: float = -1.0, *, settle: bool = False) -> float:
     """An upper bound on ``δ(ε)`` over every pair at distance ``d``, in either order.
 
     Starts on ``CELLS[0]`` steps and refines 4-fold while the bound exceeds ``enough``, a
     standard deviation of ``h`` spans fewer than ``RATIO`` steps, and the finer lattice would
-    still fit in ``WORK``. Every lattice's value is a bound; the least is returned.
+    still fit in ``WORK``. Every lattice's value is a bound; the least is returned. With
+    ``settle``, for a caller that only asks whether the bound is at most ``enough``: a lattice
+    stops its counts as soon as its bound is surely at most ``enough`` (see :func:`deltas`), and the
+    value returned is then only known to be at most ``enough``, not the least.
     """
     if bits * math.log(2.0 * (1.0 - q)) + abs(eps) > MAGNITUDE:
         return 1.0  # h spans more than doubles can square: no blanket bound here
@@ -194,10 +208,13 @@ def delta_upper(n: int, bits: int, q: float, d: int, eps: float, enough: float =
     above = np.cumsum(c_law.pmf[::-1])[::-1]
     c_top = c_law.lo + int(np.argmax(above <= NEGLIGIBLE)) if above[-1] <= NEGLIGIBLE else c_law.hi
     h, w = report_values(bits, q, d, eps)
+    # The weight of each row of deltas(...) in the total below, to stop its rows once the total is surely below enough.
+    rows = np.bincount(np.minimum(np.arange(c_law.lo, c_law.hi + 1), c_top), c_law.pmf, c_top + 1) * (1.0 + c_law.rel)
+    short = (enough - OUTSIDE) / (1.0 + 2.0 * (c_law.hi - c_law.lo + 8) * UNIT)
     value, cells = 1.0, CELLS[0]
     while True:
         kern = spread(h, w, clip_level(h, w, cells), cells)
-        dm, work = deltas(kern, c_top + 1)
+        dm, work = deltas(kern, c_top + 1, rows if settle else None, short)
         total = OUTSIDE
         for c, pc in zip(range(c_law.lo, c_law.hi + 1), c_law.pmf, strict=True):
             total += float(pc) * (1.0 + c_law.rel) * float(dm[min(c, c_top)])

@@ -125,16 +125,29 @@ def delta_upper(n: int, bits: int, q: float, eps: float) -> tuple[float, int]:
     return best, arg
 
 
-def tail_upper(n: int, bits: int, q: float, eps: float) -> tuple[float, float, int]:
+def tail_upper(n: int, bits: int, q: float, eps: float, floor: float = math.inf) -> tuple[float, float, int]:
     """A proven upper bound on ``P[R > e^ε]`` (and on ``P[R >= e^ε]``) over every neighbouring pair.
 
-    Returns (bound, the ``ε`` of the step from ``δ``, the distance ``d`` attaining it).
+    Returns (bound, the ``ε`` of the step from ``δ``, the distance ``d`` attaining it): the least
+    over the steps of the largest over ``d``. A caller that takes the bound only if it is below
+    ``floor`` may pass it: a step is then left as soon as one distance puts it at ``floor`` or above
+    (distances from ``d = L`` down, the largest ``δ`` first), so the result is the same whenever it is
+    below ``floor``, and otherwise a bound (the least over the steps finished, or 1) at ``floor`` or above.
     """
+    lr = -log_r(q)
     best = (1.0, 0.0, bits)
     for i in range(1, EPS_GRID):
         e = eps * i / EPS_GRID
-        delta, d = delta_upper(n, bits, q, e)
-        value = delta / -math.expm1(e - eps) * (1.0 + 8.0 * UNIT)
-        if value < best[0]:
-            best = (value, e, d)
+        scale = -math.expm1(e - eps)
+        delta, arg = 0.0, bits
+        for d in range(bits, 0, -1):
+            value = reduced_delta(n, clone_probability(bits, q, d), d * lr * (1.0 + 8.0 * UNIT), e)
+            if value > delta or value == delta > 0.0:  # ties go to the smallest d, as in delta_upper
+                delta, arg = value, d
+            if delta / scale * (1.0 + 8.0 * UNIT) >= floor:
+                break  # this step's value is at least floor: it cannot give a result below floor
+        else:
+            value = delta / scale * (1.0 + 8.0 * UNIT)
+            if value < best[0]:
+                best = (value, e, arg)
     return best

@@ -78,9 +78,11 @@ def kernels(q: float, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
 
 def spread(s: np.ndarray, idx: np.ndarray, law: np.ndarray) -> np.ndarray:
     """The law of ``S + a``: ``s`` on the lattice convolved with the atoms ``idx`` weighted by ``law``."""
-    out = np.zeros(s.shape[0] + int(idx.max()))
-    for i, w in zip(idx, law, strict=True):
-        out[int(i) : int(i) + s.shape[0]] += w * s
+    out, term = np.zeros(s.shape[0] + int(idx.max())), np.empty(s.shape[0])
+    for i, w in zip(idx.tolist(), law.tolist(), strict=True):  # Python scalars: a faster loop, the same sums
+        np.multiply(s, w, out=term)
+        part = out[i : i + s.shape[0]]
+        np.add(part, term, out=part)
     return out
 
 
@@ -174,7 +176,7 @@ def blanket_search(
         i = BLANKET_STEPS[j]
         if values[i] > floor:
             enough = floor * factor[i] * (1.0 - 16.0 * UNIT)  # a δ this small cannot beat the floor
-            delta = blanket.delta_upper(n, bits, q, d, float(grid[i]), enough)
+            delta = blanket.delta_upper(n, bits, q, d, float(grid[i]), enough, settle=True)
             values[i] = min(values[i], delta / factor[i] * (1.0 + 8.0 * UNIT))
         return float(values[i])
 
@@ -220,7 +222,7 @@ def tail_upper(n: int, bits: int, q: float, eps: float, *, blankets: bool = True
         if values[i] > worst.bound:
             method = "graded blanket" if values[i] < graded[i] else "graded clone reduction"
             worst = TailBound(min(1.0, float(values[i])), float(grid[i]), d, method)
-    collapsed = clones.tail_upper(n, bits, q, eps)
+    collapsed = clones.tail_upper(n, bits, q, eps, worst.bound)  # taken only below worst.bound
     if collapsed[0] < worst.bound:
         worst = TailBound(collapsed[0], collapsed[1], collapsed[2], "clone reduction")
     return worst
