@@ -92,6 +92,40 @@ def given_clones(c: int, eps0: float, eps: float) -> float:
     return min(1.0, best * (1.0 + 8.0 * UNIT) + 8.0 * UNIT)
 
 
+@functools.lru_cache(maxsize=4096)
+def bracketed_tails(c: int) -> tuple[np.ndarray, np.ndarray]:
+    """``P(A >= j)`` bracketed above and below as in :func:`given_clones`, at ``j = −2 … c + 2`` (index ``j + 2``)."""
+    lo, hi, sf, rel = half_tails(c)
+    j = np.arange(-2, c + 3)
+    s = sf[np.clip(j - lo, 0, sf.shape[0] - 1)]
+    upper = np.where(j <= lo, 1.0, np.where(j > hi, OUTSIDE, s * (1.0 + rel) + OUTSIDE))
+    lower = np.where(j <= lo, 1.0, np.where(j > hi, 0.0, s * (1.0 - rel)))
+    upper.setflags(write=False)
+    lower.setflags(write=False)
+    return upper, lower
+
+
+def given_clones_many(c: int, eps0: float, eps: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    """:func:`given_clones` at every ``ε`` of ``eps`` (``lam`` holding ``math.exp`` of each), the same floats.
+
+    The same operations in the same order, on arrays: only correctly rounded ``+ − × /``, floor and
+    comparisons, which NumPy and Python's floats carry out alike; the exponentials come from ``math``.
+    """
+    beta = 1.0 / (1.0 + math.exp(-eps0))
+    upper, lower = bracketed_tails(c)
+    live = eps < eps0
+    lam = np.where(live, lam, 0.0)  # ε >= ε₀ gives 0 below; keep its arithmetic finite
+    tau = (lam * beta - (1.0 - beta)) / (beta - lam * (1.0 - beta))
+    star = np.floor(tau * float(c + 1) / (1.0 + tau)).astype(np.int64) + 1
+    best = np.zeros(eps.shape[0])
+    for j in (star - 1, star, star + 1):
+        at = np.minimum(np.maximum(j + 2, 1), c + 4)  # j − 1 at at − 1 and j at at (clipped where j is not used)
+        p_hi = beta * upper[at - 1] + (1.0 - beta) * upper[at]
+        q_lo = (1.0 - beta) * lower[at - 1] + beta * lower[at]
+        best = np.where((j >= 0) & (j <= c + 1), np.maximum(best, p_hi - lam * q_lo), best)
+    return np.where(live, np.minimum(1.0, best * (1.0 + 8.0 * UNIT) + 8.0 * UNIT), 0.0)
+
+
 def reduced_delta(n: int, clone_prob: float, eps0: float, eps: float) -> float:
     """An upper bound on ``δ(ε)`` of the reduced pair: ``Σ_c P(C = c) δ_c``, ``C ~ Bin(n − 1, p)``.
 

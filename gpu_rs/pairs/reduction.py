@@ -31,7 +31,7 @@ import numpy as np
 from gpu_rs.common.floats import UNIT
 from gpu_rs.engine.atoms import log_r
 from gpu_rs.pairs import blanket, clones
-from gpu_rs.pairs.clones import BLOCK_SHARE, TRIVIAL, clone_probability, given_clones
+from gpu_rs.pairs.clones import BLOCK_SHARE, TRIVIAL, clone_probability, given_clones_many
 from gpu_rs.pairs.counts import OUTSIDE, binomial
 
 GRID = 2e-3
@@ -138,6 +138,7 @@ def delta_upper(n: int, bits: int, q: float, d: int, eps: np.ndarray) -> np.ndar
     c_law = binomial(n - 1, pd)
     cdf = np.concatenate([[0.0], np.cumsum(c_law.pmf)])
     total = np.full(eps.shape[0], OUTSIDE)
+    lam = np.array([math.exp(e) for e in eps.tolist()])  # as given_clones takes them
     start = c_law.lo
     while start <= c_law.hi:
         width = 1 if start <= c_max else max(1, int(BLOCK_SHARE * start))
@@ -147,7 +148,7 @@ def delta_upper(n: int, bits: int, q: float, d: int, eps: np.ndarray) -> np.ndar
         # Past the lattice's reach the collapsed δ_c may be the smaller; within it the graded δ_c is
         # (a post-processing, §8.1) and taking the minimum would only cost time.
         if start > c_max and mass > TRIVIAL:  # lighter blocks are charged the graded value alone (also a bound)
-            row = np.minimum(row, [given_clones(start, eps0, float(e)) if e > 0.0 else 1.0 for e in eps])
+            row = np.minimum(row, np.where(eps > 0.0, given_clones_many(start, eps0, eps, lam), 1.0))
         total += mass * row
         start = stop
     return np.minimum(1.0, total * (1.0 + 4.0 * UNIT))
