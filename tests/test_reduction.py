@@ -145,3 +145,36 @@ def test_tail_decide_skips_the_family_and_keeps_the_decision(n, q, eps, eta):
     assert math.isclose(sum(quick.budget.to_dict().values()), quick.upper - quick.lower, rel_tol=1e-9)
     with pytest.raises(ValueError, match="decide"):
         gpu_rs.tail(n, 5, q, eps, decide=1.5)
+
+
+@pytest.mark.parametrize(
+    ("n", "bits", "q", "eps"), [(1000, 2, 0.1, 1.0), (10**5, 3, 0.02, 1.0), (1000, 5, 0.3, 0.69), (1000, 40, 0.46, 1.0)]
+)
+def test_collapsed_clone_bound_with_a_floor_is_the_full_one_where_it_is_returned(n, bits, q, eps):
+    full = clones.tail_upper(n, bits, q, eps)
+    for floor in (full[0] * (1.0 + 1e-9), full[0] + 0.1, full[0], 0.5 * full[0], 2.0, math.inf):
+        got = clones.tail_upper(n, bits, q, eps, floor)
+        if full[0] < floor:
+            assert got == full, (floor, got, full)  # the same floats, step and distance
+        else:
+            assert got == (1.0, 0.0, bits), (floor, got, full)  # the trivial bound, never taken
+
+
+def test_collapsed_deltas_at_many_eps_are_the_scalar_floats():
+    rng = np.random.default_rng(7)
+    for c in [*range(0, 40), 100, 999, 5000]:
+        for eps0 in (0.05, 0.7, 3.0, 24.0):
+            eps = np.concatenate([rng.uniform(1e-9, 1.3 * eps0, 25), [eps0, np.nextafter(eps0, 0.0)]])
+            lam = np.array([math.exp(e) for e in eps])
+            want = [clones.given_clones(c, eps0, float(e)) for e in eps]
+            assert clones.given_clones_many(c, eps0, eps, lam).tolist() == want, (c, eps0)
+
+
+@pytest.mark.parametrize(("n", "bits", "q", "d", "eps"), [(1000, 5, 0.3, 5, 0.6), (10**5, 8, 0.3, 6, 1.0)])
+def test_settled_blanket_keeps_the_decision_against_enough(n, bits, q, d, eps):
+    free = blanket.delta_upper(n, bits, q, d, eps)
+    for enough in (1.5 * free, 1.01 * free, free, 0.99 * free, 0.5 * free):
+        full = blanket.delta_upper(n, bits, q, d, eps, enough)
+        settled = blanket.delta_upper(n, bits, q, d, eps, enough, settle=True)
+        assert (settled <= enough) == (full <= enough), (enough, settled, full)
+        assert settled >= full and (settled == full or settled <= enough), (enough, settled, full)

@@ -152,7 +152,9 @@ def deltas(kern: Kernel, m_max: int, masses: np.ndarray | None = None, enough: f
     keys, step = kern.keys, kern.step
     lo, hi = int(keys[0]), int(keys[-1])
     pairs = list(zip((keys - lo).tolist(), kern.weights.tolist(), strict=True))  # Python scalars: a faster loop
-    above = np.zeros(m_max) if masses is None else np.cumsum(masses[::-1])[::-1] - masses  # mass of later rows
+    if masses is None:
+        masses, enough = np.zeros(m_max), -1.0  # no stopping on the sum
+    above = np.cumsum(masses[::-1])[::-1] - masses  # the mass of the later rows
     s, first = np.ones(1), 0  # the law of the sum on lattice points first, first + 1, ...
     out = np.ones(m_max)
     extra, rel, work, done = 0.0, 0.0, 0, 0.0
@@ -183,8 +185,7 @@ def deltas(kern: Kernel, m_max: int, masses: np.ndarray | None = None, enough: f
         mean_pos = float(np.dot(s[pos], values[pos])) * (1.0 + 2.0 * (rel + (s.shape[0] + 4) * UNIT))
         value = min(1.0, ((mean_pos + extra) / m + kern.added) * (1.0 + 8.0 * UNIT) + 4.0 * UNIT)
         out[m - 1] = min(value, out[m - 2]) if m > 1 else value
-        if masses is not None:
-            done += float(masses[m - 1]) * out[m - 1]
+        done += float(masses[m - 1]) * out[m - 1]
         if s.shape[0] == 0 or work > WORK or m >= REPORTS or done + float(above[m - 1]) * out[m - 1] <= enough:
             out[m:] = out[m - 1]
             break

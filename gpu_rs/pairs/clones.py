@@ -165,8 +165,8 @@ def tail_upper(n: int, bits: int, q: float, eps: float, floor: float = math.inf)
     Returns (bound, the ``ε`` of the step from ``δ``, the distance ``d`` attaining it): the least
     over the steps of the largest over ``d``. A caller that takes the bound only if it is below
     ``floor`` may pass it: a step is then left as soon as one distance puts it at ``floor`` or above
-    (distances from ``d = L`` down, the largest ``δ`` first), so the result is the same whenever it is
-    below ``floor``, and otherwise a bound (the least over the steps finished, or 1) at ``floor`` or above.
+    (distances from ``d = L`` down, the largest ``δ`` first). The result is the same whenever it is
+    below ``floor``; otherwise it is ``(1, 0, L)`` (the trivial bound) or, for ``floor > 1``, the same.
     """
     lr = -log_r(q)
     best = (1.0, 0.0, bits)
