@@ -162,12 +162,12 @@ def test_collapsed_clone_bound_with_a_floor_is_the_full_one_where_it_is_returned
 
 def test_collapsed_deltas_at_many_eps_are_the_scalar_floats():
     rng = np.random.default_rng(7)
-    for c in [*range(0, 40), 100, 999, 5000]:
-        for eps0 in (0.05, 0.7, 3.0, 24.0):
-            eps = np.concatenate([rng.uniform(1e-9, 1.3 * eps0, 25), [eps0, np.nextafter(eps0, 0.0)]])
-            lam = np.array([math.exp(e) for e in eps])
-            want = [clones.given_clones(c, eps0, float(e)) for e in eps]
-            assert clones.given_clones_many(c, eps0, eps, lam).tolist() == want, (c, eps0)
+    counts = [*range(0, 40), 100, 999, 5000, 10**6]
+    for eps0 in (0.05, 0.7, 3.0, 24.0):
+        eps = np.concatenate([rng.uniform(1e-9, 1.3 * eps0, 25), [eps0, np.nextafter(eps0, 0.0)]])
+        lam = np.array([math.exp(e) for e in eps])
+        want = [[clones.given_clones(c, eps0, float(e)) for e in eps] for c in counts]
+        assert clones.given_clones_many(counts, eps0, eps, lam).tolist() == want, eps0
 
 
 @pytest.mark.parametrize(("n", "bits", "q", "d", "eps"), [(1000, 5, 0.3, 5, 0.6), (10**5, 8, 0.3, 6, 1.0)])

@@ -93,33 +93,44 @@ def given_clones(c: int, eps0: float, eps: float) -> float:
 
 
 @functools.lru_cache(maxsize=4096)
-def bracketed_tails(c: int) -> tuple[np.ndarray, np.ndarray]:
-    """``P(A >= j)`` bracketed above and below as in :func:`given_clones`, at ``j = −2 … c + 2`` (index ``j + 2``)."""
+def bracketed_tails(c: int) -> tuple[int, np.ndarray, np.ndarray]:
+    """``P(A >= j)`` bracketed above and below as in :func:`given_clones`, at ``j = lo − 1 … hi + 2`` (index
+    ``j − lo + 1``; every ``j`` below or above has the value at that end, two points wide), and ``lo``."""
     lo, hi, sf, rel = half_tails(c)
-    j = np.arange(-2, c + 3)
+    j = np.arange(lo - 1, hi + 3)
     s = sf[np.clip(j - lo, 0, sf.shape[0] - 1)]
     upper = np.where(j <= lo, 1.0, np.where(j > hi, OUTSIDE, s * (1.0 + rel) + OUTSIDE))
     lower = np.where(j <= lo, 1.0, np.where(j > hi, 0.0, s * (1.0 - rel)))
     upper.setflags(write=False)
     lower.setflags(write=False)
-    return upper, lower
+    return lo, upper, lower
 
 
-def given_clones_many(c: int, eps0: float, eps: np.ndarray, lam: np.ndarray) -> np.ndarray:
-    """:func:`given_clones` at every ``ε`` of ``eps`` (``lam`` holding ``math.exp`` of each), the same floats.
+def given_clones_many(counts: list[int], eps0: float, eps: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    """:func:`given_clones` for every count of ``counts`` (rows) at every ``ε`` of ``eps`` (columns), the same
+    floats; ``lam`` holds ``math.exp`` of each ``ε``.
 
     The same operations in the same order, on arrays: only correctly rounded ``+ − × /``, floor and
     comparisons, which NumPy and Python's floats carry out alike; the exponentials come from ``math``.
     """
     beta = 1.0 / (1.0 + math.exp(-eps0))
-    upper, lower = bracketed_tails(c)
+    tables = [bracketed_tails(c) for c in counts]
+    sizes = np.array([t[1].shape[0] for t in tables])
+    base = (np.cumsum(sizes) - sizes)[:, None]  # where each count's table starts in the joined ones
+    upper = np.concatenate([t[1] for t in tables])
+    lower = np.concatenate([t[2] for t in tables])
+    lo = np.array([t[0] for t in tables])[:, None]
+    c = np.array(counts)[:, None]
     live = eps < eps0
     lam = np.where(live, lam, 0.0)  # ε >= ε₀ gives 0 below; keep its arithmetic finite
-    tau = (lam * beta - (1.0 - beta)) / (beta - lam * (1.0 - beta))
-    star = np.floor(tau * float(c + 1) / (1.0 + tau)).astype(np.int64) + 1
-    best = np.zeros(eps.shape[0])
+    below = beta - lam * (1.0 - beta)
+    if np.any(below == 0.0):
+        raise ZeroDivisionError("float division by zero")  # as given_clones would, at ε a rounding below ε₀
+    tau = (lam * beta - (1.0 - beta)) / below
+    star = np.floor(tau * (c + 1).astype(float) / (1.0 + tau)).astype(np.int64) + 1
+    best = np.zeros(star.shape)
     for j in (star - 1, star, star + 1):
-        at = np.minimum(np.maximum(j + 2, 1), c + 4)  # j − 1 at at − 1 and j at at (clipped where j is not used)
+        at = base + np.clip(j - lo + 1, 1, sizes[:, None] - 1)  # j − 1 at at − 1 and j at at (clipped at the ends)
         p_hi = beta * upper[at - 1] + (1.0 - beta) * upper[at]
         q_lo = (1.0 - beta) * lower[at - 1] + beta * lower[at]
         best = np.where((j >= 0) & (j <= c + 1), np.maximum(best, p_hi - lam * q_lo), best)

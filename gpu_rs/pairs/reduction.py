@@ -139,18 +139,22 @@ def delta_upper(n: int, bits: int, q: float, d: int, eps: np.ndarray) -> np.ndar
     cdf = np.concatenate([[0.0], np.cumsum(c_law.pmf)])
     total = np.full(eps.shape[0], OUTSIDE)
     lam = np.array([math.exp(e) for e in eps.tolist()])  # as given_clones takes them
-    start = c_law.lo
+    blocks, start = [], c_law.lo
     while start <= c_law.hi:
         width = 1 if start <= c_max else max(1, int(BLOCK_SHARE * start))
         stop = min(c_law.hi + 1, start + width)
-        mass = float(cdf[stop - c_law.lo] - cdf[start - c_law.lo]) * (1.0 + c_law.rel + (stop - c_law.lo) * UNIT)
-        row = graded[min(start, c_max)]
-        # Past the lattice's reach the collapsed δ_c may be the smaller; within it the graded δ_c is
-        # (a post-processing, §8.1) and taking the minimum would only cost time.
-        if start > c_max and mass > TRIVIAL:  # lighter blocks are charged the graded value alone (also a bound)
-            row = np.minimum(row, np.where(eps > 0.0, given_clones_many(start, eps0, eps, lam), 1.0))
-        total += mass * row
+        blocks.append((start, float(cdf[stop - c_law.lo] - cdf[start - c_law.lo]) * (1.0 + c_law.rel + (stop - c_law.lo) * UNIT)))
         start = stop
+    # Past the lattice's reach the collapsed δ_c may be the smaller; within it the graded δ_c is
+    # (a post-processing, §8.1) and taking the minimum would only cost time. Lighter blocks are
+    # charged the graded value alone (also a bound).
+    past = [start for start, mass in blocks if start > c_max and mass > TRIVIAL]
+    collapsed = iter(np.where(eps > 0.0, given_clones_many(past, eps0, eps, lam), 1.0) if past else [])
+    for start, mass in blocks:
+        row = graded[min(start, c_max)]
+        if start > c_max and mass > TRIVIAL:
+            row = np.minimum(row, next(collapsed))
+        total += mass * row
     return np.minimum(1.0, total * (1.0 + 4.0 * UNIT))
 
 
