@@ -56,6 +56,30 @@ TAIL = 1e-16
 MOVE_EVERY = 4
 
 
+SMALL = 1000
+"""Laws at most this long are convolved from all their products formed at once (:func:`shifted_sum`)."""
+
+
+def shifted_sum(s: np.ndarray, shifts: list[int], weights: np.ndarray, length: int) -> np.ndarray:
+    """``Σ_k weights[k] · s`` with ``s`` placed at ``shifts[k]``, in ``length`` cells, added key by key in order.
+
+    Every entry is the same float as ``out[i : i + len(s)] += w * s`` key by key: the same products, the
+    same order of additions; short laws form all products in one call (fewer calls), long ones one key at a time.
+    """
+    out, n = np.zeros(length), s.shape[0]
+    if n <= SMALL:
+        for i, row in zip(shifts, np.multiply.outer(weights, s), strict=True):
+            part = out[i : i + n]
+            np.add(part, row, out=part)
+        return out
+    term = np.empty(n)
+    for i, w in zip(shifts, weights.tolist(), strict=True):
+        np.multiply(s, w, out=term)
+        part = out[i : i + n]
+        np.add(part, term, out=part)
+    return out
+
+
 class Kernel(NamedTuple):
     """One report's ``h`` on the lattice: ``P(h = keys[i] · step) = weights[i]`` (after the spread)."""
 
@@ -151,7 +175,7 @@ def deltas(kern: Kernel, m_max: int, masses: np.ndarray | None = None, enough: f
     """
     keys, step = kern.keys, kern.step
     lo, hi = int(keys[0]), int(keys[-1])
-    pairs = list(zip((keys - lo).tolist(), kern.weights.tolist(), strict=True))  # Python scalars: a faster loop
+    shifts = (keys - lo).tolist()
     if masses is None:
         masses, enough = np.zeros(m_max), -1.0  # no stopping on the sum
     above = np.cumsum(masses[::-1])[::-1] - masses  # the mass of the later rows
@@ -159,16 +183,12 @@ def deltas(kern: Kernel, m_max: int, masses: np.ndarray | None = None, enough: f
     out = np.ones(m_max)
     extra, rel, work, done = 0.0, 0.0, 0, 0.0
     for m in range(1, m_max + 1):
-        nxt, term = np.zeros(s.shape[0] + hi - lo), np.empty(s.shape[0])
-        for i, wi in pairs:  # the same products, added in the same order, as nxt[i : i + len(s)] += wi * s
-            np.multiply(s, wi, out=term)
-            part = nxt[i : i + s.shape[0]]
-            np.add(part, term, out=part)
-        work += nxt.shape[0] * len(pairs)
+        nxt = shifted_sum(s, shifts, kern.weights, s.shape[0] + hi - lo)
+        work += nxt.shape[0] * len(shifts)
         first += lo
         drop = max(0, min(nxt.shape[0], -(m_max - m) * hi - first + 1))
         s, first = nxt[drop:], first + drop
-        rel += (len(pairs) + 1 + s.shape[0]) * UNIT + kern.rel  # convolution, and the moves below
+        rel += (len(shifts) + 1 + s.shape[0]) * UNIT + kern.rel  # convolution, and the moves below
         if s.shape[0] > 2 and m % MOVE_EVERY == 0:
             low = int(np.searchsorted(np.cumsum(s), TAIL, side="right"))
             if 0 < low < s.shape[0] - 1:

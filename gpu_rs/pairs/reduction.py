@@ -78,12 +78,7 @@ def kernels(q: float, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
 
 def spread(s: np.ndarray, idx: np.ndarray, law: np.ndarray) -> np.ndarray:
     """The law of ``S + a``: ``s`` on the lattice convolved with the atoms ``idx`` weighted by ``law``."""
-    out, term = np.zeros(s.shape[0] + int(idx.max())), np.empty(s.shape[0])
-    for i, w in zip(idx.tolist(), law.tolist(), strict=True):  # Python scalars: a faster loop, the same sums
-        np.multiply(s, w, out=term)
-        part = out[i : i + s.shape[0]]
-        np.add(part, term, out=part)
-    return out
+    return blanket.shifted_sum(s, idx.tolist(), law, s.shape[0] + int(idx.max()))
 
 
 def graded_deltas(q: float, d: int, c_max: int, eps: np.ndarray) -> np.ndarray:
