@@ -162,7 +162,7 @@ def test_collapsed_clone_bound_with_a_floor_is_the_full_one_where_it_is_returned
 
 def test_collapsed_deltas_at_many_eps_are_the_scalar_floats():
     rng = np.random.default_rng(7)
-    counts = [*range(0, 40), 100, 999, 5000, 10**6]
+    counts = [*range(40), 100, 999, 5000, 10**6]
     for eps0 in (0.05, 0.7, 3.0, 24.0):
         eps = np.concatenate([rng.uniform(1e-9, 1.3 * eps0, 25), [eps0, np.nextafter(eps0, 0.0)]])
         lam = np.array([math.exp(e) for e in eps])

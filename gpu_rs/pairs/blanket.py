@@ -212,7 +212,9 @@ def deltas(kern: Kernel, m_max: int, masses: np.ndarray | None = None, enough: f
     return out, work
 
 
-def delta_upper(n: int, bits: int, q: float, d: int, eps: float, enough: float = -1.0, *, settle: bool = False) -> float:
+def delta_upper(
+    n: int, bits: int, q: float, d: int, eps: float, enough: float = -1.0, *, settle: bool = False
+) -> float:
     """An upper bound on ``δ(ε)`` over every pair at distance ``d``, in either order.
 
     Starts on ``CELLS[0]`` steps and refines 4-fold while the bound exceeds ``enough``, a

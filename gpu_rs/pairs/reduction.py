@@ -138,13 +138,14 @@ def delta_upper(n: int, bits: int, q: float, d: int, eps: np.ndarray) -> np.ndar
     while start <= c_law.hi:
         width = 1 if start <= c_max else max(1, int(BLOCK_SHARE * start))
         stop = min(c_law.hi + 1, start + width)
-        blocks.append((start, float(cdf[stop - c_law.lo] - cdf[start - c_law.lo]) * (1.0 + c_law.rel + (stop - c_law.lo) * UNIT)))
+        mass = float(cdf[stop - c_law.lo] - cdf[start - c_law.lo]) * (1.0 + c_law.rel + (stop - c_law.lo) * UNIT)
+        blocks.append((start, mass))
         start = stop
     # Past the lattice's reach the collapsed δ_c may be the smaller; within it the graded δ_c is
     # (a post-processing, §8.1) and taking the minimum would only cost time. Lighter blocks are
     # charged the graded value alone (also a bound).
     past = [start for start, mass in blocks if start > c_max and mass > TRIVIAL]
-    collapsed = iter(np.where(eps > 0.0, given_clones_many(past, eps0, eps, lam), 1.0) if past else [])
+    collapsed = iter(np.where(eps > 0.0, given_clones_many(past, eps0, eps, lam), 1.0) if past else np.ones((0, 0)))
     for start, mass in blocks:
         row = graded[min(start, c_max)]
         if start > c_max and mass > TRIVIAL:
