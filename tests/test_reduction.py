@@ -178,3 +178,22 @@ def test_settled_blanket_keeps_the_decision_against_enough(n, bits, q, d, eps):
         settled = blanket.delta_upper(n, bits, q, d, eps, enough, settle=True)
         assert (settled <= enough) == (full <= enough), (enough, settled, full)
         assert settled >= full and (settled == full or settled <= enough), (enough, settled, full)
+
+
+def test_spread_out_takes_every_item_once_coarse_to_fine():
+    assert reduction.spread_out([1, 2, 3, 4, 5, 6, 7]) == [4, 2, 6, 1, 3, 5, 7]
+    assert sorted(reduction.spread_out(list(range(1, 40)))) == list(range(1, 40))
+    assert reduction.spread_out([]) == []
+
+
+@pytest.mark.parametrize(("n", "bits", "q", "eps"), [(1000, 5, 0.3, 0.69), (10**4, 12, 0.42, 1.0), (3000, 8, 0.3, 1.0)])
+def test_order_of_distances_does_not_move_the_bound(n, bits, q, eps):
+    # below the trivial bound 1 (where many distances tie at 1 and the one named depends on the order)
+    grid = eps - np.array(reduction.STEPS)
+    factor = -np.expm1(-np.array(reduction.STEPS))
+    per_d = {d: reduction.delta_upper(n, bits, q, d, grid) / factor * (1.0 + 1e-15) for d in range(1, bits + 1)}
+    ranked = sorted(per_d, key=lambda k: -float(per_d[k].min()))
+    ways = [ranked, ranked[::-1], ranked[:1] + reduction.spread_out(sorted(ranked[1:])), sorted(ranked)]
+    got = {reduction.largest(n, bits, q, grid, order, per_d, True) for order in ways}
+    assert len(got) == 1, got
+    assert got.pop().bound < 1.0
