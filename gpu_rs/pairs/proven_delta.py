@@ -80,7 +80,8 @@ def delta_upper(n: int, bits: int, q: float, eps: np.ndarray) -> np.ndarray:
             graded = reduction.delta_upper(n, bits, q, d, eps[raise_at])
             per_d[d][raise_at] = np.minimum(collapsed[d][raise_at], graded)
         best = np.maximum(best, per_d[d])
-    if not per_d or bits > BLANKET_BITS or not _blanket_reaches(n, bits, q):
+    # At one bit the blanket is the clone decomposition itself ((2q)^1 = p_1 = 2q, and W is uniform).
+    if not per_d or bits == 1 or bits > BLANKET_BITS or not _blanket_reaches(n, bits, q):
         return np.minimum(1.0, best)
     return np.minimum(1.0, with_blankets(n, bits, q, eps, per_d))
 

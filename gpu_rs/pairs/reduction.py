@@ -215,7 +215,8 @@ def largest(
     for d in order:
         values, graded = per_d[d].copy(), per_d[d]
         # else nothing can change: the distance is already within the running maximum
-        if blankets and float(values.min()) > max(BLANKET_FLOOR, worst.bound) and worst.bound < 1.0:
+        # one bit: the blanket is the graded clone pair itself (γ = p_1 = 2q, W uniform)
+        if blankets and bits > 1 and float(values.min()) > max(BLANKET_FLOOR, worst.bound) and worst.bound < 1.0:
             start = blanket_search(n, bits, q, d, grid, factor, values, start, worst.bound)
         i = int(np.argmin(values))
         if values[i] > worst.bound:
@@ -269,7 +270,7 @@ def delta_all(n: int, bits: int, q: float, eps: float, *, blankets: bool = True)
         if d * -log_r(q) * (1.0 + 8.0 * UNIT) <= eps:
             continue
         value = float(delta_upper(n, bits, q, d, np.array([eps]))[0])
-        if blankets and value > best:
+        if blankets and bits > 1 and value > best:  # one bit: the blanket is the graded clone pair
             value = min(value, blanket.delta_upper(n, bits, q, d, eps))
         if value > best:
             best, arg = value, d
