@@ -188,8 +188,8 @@ def table(
         their product (``eps`` or ``ratio``, ``eta`` or ``delta``; :class:`Grid`). ``scope``
         defaults to ``"homogeneous"`` (the seed's pair in both orders), not ``calibrate``'s
         ``"all"`` (every neighbouring pair, the guarantee): an ``"all"`` grid takes several times
-        longer (the issue-22 grid: 290 s on 2 workers against 33 s, its L = 40 rows 29-114 s
-        each, the proven bound's cost; docs/benchmarks.md). A row says its scope; ask
+        longer (the issue-22 grid: 125-232 s on 2 workers against 33 s, its L = 40 rows 10-48 s
+        each on an idle machine, the proven bound's cost; docs/benchmarks.md). A row says its scope; ask
         ``scope="all"`` (or both) for the guarantee.
     out : str, optional
         File of rows (``.csv``, or ``.jsonl``/``.json`` for JSON lines). Rows already in it are
