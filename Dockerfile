@@ -25,7 +25,7 @@ ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
 WORKDIR /src
 COPY . .
 RUN pip install -e ".[test,plot,accounting,dask]"
-RUN python -m pytest -q
+RUN python -m pytest -q -n auto
 
 # --- CUDA base: the runtime libraries and a Python interpreter --------------------------------
 FROM ${CUDA_IMAGE} AS base
