@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -159,14 +160,21 @@ def reduced_delta(n: int, clone_prob: float, eps0: float, eps: float) -> float:
     return min(1.0, total * (1.0 + 4.0 * UNIT))
 
 
-def delta_upper(n: int, bits: int, q: float, eps: float) -> tuple[float, int]:
-    """An upper bound on ``δ(ε)`` over every neighbouring pair, and the distance ``d`` that attains it."""
+def delta_upper(
+    n: int, bits: int, q: float, eps: float, stop: Callable[[float], bool] | None = None
+) -> tuple[float, int]:
+    """An upper bound on ``δ(ε)`` over every neighbouring pair, and the distance ``d`` that attains it
+    (the smallest among ties). The distances are taken from ``d = L`` down; ``stop``, if given, ends
+    the walk as soon as it holds for the largest value so far (which is then only a lower bound on
+    the maximum over ``d``)."""
     lr = -log_r(q)
     best, arg = 0.0, bits
-    for d in range(1, bits + 1):
+    for d in range(bits, 0, -1):
         value = reduced_delta(n, clone_probability(bits, q, d), d * lr * (1.0 + 8.0 * UNIT), eps)
-        if value > best:
+        if value > best or value == best > 0.0:
             best, arg = value, d
+        if stop is not None and stop(best):
+            break
     return best, arg
 
 
@@ -179,20 +187,15 @@ def tail_upper(n: int, bits: int, q: float, eps: float, floor: float = math.inf)
     (distances from ``d = L`` down, the largest ``δ`` first). The result is the same whenever it is
     below ``floor``; otherwise it is ``(1, 0, L)`` (the trivial bound) or, for ``floor > 1``, the same.
     """
-    lr = -log_r(q)
     best = (1.0, 0.0, bits)
     for i in range(1, EPS_GRID):
         e = eps * i / EPS_GRID
         scale = -math.expm1(e - eps)
-        delta, arg = 0.0, bits
-        for d in range(bits, 0, -1):
-            value = reduced_delta(n, clone_probability(bits, q, d), d * lr * (1.0 + 8.0 * UNIT), e)
-            if value > delta or value == delta > 0.0:  # ties go to the smallest d, as in delta_upper
-                delta, arg = value, d
-            if delta / scale * (1.0 + 8.0 * UNIT) >= floor:
-                break  # this step's value is at least floor: it cannot give a result below floor
-        else:
-            value = delta / scale * (1.0 + 8.0 * UNIT)
-            if value < best[0]:
-                best = (value, e, arg)
+
+        def at_floor(delta: float, scale: float = scale) -> bool:  # this step cannot give a result below floor
+            return delta / scale * (1.0 + 8.0 * UNIT) >= floor
+
+        delta, arg = delta_upper(n, bits, q, e, at_floor)
+        if not at_floor(delta) and delta / scale * (1.0 + 8.0 * UNIT) < best[0]:
+            best = (delta / scale * (1.0 + 8.0 * UNIT), e, arg)
     return best
