@@ -60,6 +60,21 @@ def half_tails(c: int) -> tuple[int, int, np.ndarray, float]:
     return a.lo, a.hi, sf, a.rel + (a.pmf.shape[0] + 8) * UNIT
 
 
+def crossing(c: int, beta: float, lam: float) -> int:
+    """The computed first count ``i*`` with ``P(i) > λ Q(i)`` in :func:`given_clones` (exact within ``±1``).
+
+    ``P(i)/Q(i)`` increases in ``t = i/(c − i + 1)`` towards its largest value ``β/(1 − β)`` at
+    ``i = c + 1``, and exceeds ``λ`` where ``t > τ = (λβ − (1 − β))/(β − λ(1 − β))``. Where the
+    denominator rounds to ``0`` or below, ``λ`` equals the largest ratio within round-off: ``τ`` is
+    huge or the event is empty, so ``i* = c + 1`` (checked with its neighbours like any other ``i*``).
+    """
+    below = beta - lam * (1.0 - beta)
+    if below <= 0.0:
+        return c + 1
+    tau = (lam * beta - (1.0 - beta)) / below
+    return math.floor(tau * (c + 1) / (1.0 + tau)) + 1
+
+
 def given_clones(c: int, eps0: float, eps: float) -> float:
     """An upper bound on ``δ(ε)`` of the reduced pair with exactly ``c`` clones.
 
@@ -82,8 +97,7 @@ def given_clones(c: int, eps0: float, eps: float) -> float:
         s = float(sf[j - lo])
         return s * (1.0 + rel) + OUTSIDE if upper else s * (1.0 - rel)
 
-    tau = (lam * beta - (1.0 - beta)) / (beta - lam * (1.0 - beta))
-    star = math.floor(tau * (c + 1) / (1.0 + tau)) + 1
+    star = crossing(c, beta, lam)
     best = 0.0
     for j in range(max(0, star - 1), min(c + 1, star + 1) + 1):
         # Σ_{i >= j} P(i) = β P(A >= j − 1) + (1 − β) P(A >= j); likewise Q with β and 1 − β swapped.
@@ -125,10 +139,9 @@ def given_clones_many(counts: list[int], eps0: float, eps: np.ndarray, lam: np.n
     live = eps < eps0
     lam = np.where(live, lam, 0.0)  # ε >= ε₀ gives 0 below; keep its arithmetic finite
     below = beta - lam * (1.0 - beta)
-    if np.any(below == 0.0):
-        raise ZeroDivisionError("float division by zero")  # as given_clones would, at ε a rounding below ε₀
-    tau = (lam * beta - (1.0 - beta)) / below
-    star = np.floor(tau * (c + 1).astype(float) / (1.0 + tau)).astype(np.int64) + 1
+    tie = below <= 0.0  # see crossing(): the largest ratio is e^ε within round-off, i* = c + 1
+    tau = (lam * beta - (1.0 - beta)) / np.where(tie, 1.0, below)
+    star = np.where(tie, c + 1, np.floor(tau * (c + 1).astype(float) / (1.0 + tau)).astype(np.int64) + 1)
     best = np.zeros(star.shape)
     for j in (star - 1, star, star + 1):
         at = base + np.clip(j - lo + 1, 1, sizes[:, None] - 1)  # j − 1 at at − 1 and j at at (clipped at the ends)
