@@ -33,8 +33,9 @@ this list (``tests/test_architecture.py`` checks it). Read the first file named 
     ``backgrounds.py`` and ``background_delta.py`` (every background for one bit),
     ``family.py``, ``family_screen.py`` (its cheap bound) and ``family_search.py`` (every homogeneous
     background for several bits),
-    ``clones.py``, ``reduction.py`` and ``blanket.py`` (the bounds proven for every pair;
-    ``proven_delta.py``: the graded clone bound at many ``ε``, for the profile),
+    ``every_pair.py`` (every pair at several bits: one proven ``δ`` curve per ``(N, L, q)``, read by
+    the tail and the profile) over ``clones.py``, ``reduction.py`` and ``blanket.py`` (the bounds
+    proven for every pair at one distance),
     ``krand.py`` (k reports per user), ``exact.py`` and ``worst.py`` (exact rational tails of
     small pairs, and the worst pair of a small population).
 ``quantities/``

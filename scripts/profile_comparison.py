@@ -215,7 +215,7 @@ that time; rerun the script with `--retry` (and a larger `--timeout`) to fill th
   (`gpu_rs.pairs.clones.delta_upper`, every distance d of the change), proven for every pair.
 - *gpu_rs every pair*: the upper end of `privacy_profile(..., scope="all").epsilon(δ)`, proven for
   every neighbouring pair: for L = 1 the certified maximum over every background; for L ≥ 2 the root
-  of the graded clone bound (`gpu_rs.pairs.proven_delta`, never above the collapsed one) or of
+  of the graded clone bound (`gpu_rs.pairs.every_pair`, never above the collapsed one) or of
   the homogeneous pair's upper end, whichever is larger, found by the profile's root finder.
 - *FMT*: Feldman, McMillan, Talwar (FOCS 2021), closed form and numerical clone bound;
   *variation-ratio*: Wang et al. (PVLDB 2024), generic parameters, and with L-bit randomized

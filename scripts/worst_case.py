@@ -18,7 +18,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import gpu_rs
-from gpu_rs.pairs import clones, family, reduction
+from gpu_rs.pairs import clones, every_pair, family
 
 BACKEND = "numpy"
 COMMAND = "python scripts/worst_case.py"
@@ -303,7 +303,7 @@ maximum inside the interval (tested against exact sums over nested intervals,
 `tests/test_background_delta.py`; a mutated bound with one user too many fails that test). The
 tail's interval bound of §3 also bounds δ (δ_a ≤ T(a)) but was larger in all 87 intervals compared
 (N = 2·10³ … 10⁵, q = 0.018 … 0.3; by factors of 100 and more), so it is not used; the graded clone
-bound (`pairs/proven_delta.py`, proven for every pair) caps every interval.
+bound (`pairs/every_pair.py`, proven for every pair) caps every interval.
 
 *Search.* `worst_deltas` evaluates a = 0 and a = N − 1, then takes intervals off a stack: the
 backgrounds strictly between two evaluated ends, a1 + 1 … a2 − 1, are bounded by the claim (one row,
@@ -385,14 +385,13 @@ OPEN = """
   bounds the maximum over backgrounds by a computable family (as §3 does for L = 1) would close this;
   we do not have one. §8.5 and §8.6 say why the bounds tried stop where they do.
 - **k randomized reports** (SPEC §1.3) for every pair are not built yet. The privacy profile over every
-  pair takes its upper end from the clone bound's δ (§4); the finer δ bound of §8
-  (`reduction.delta_all`) is not wired into it yet.
+  pair takes its upper end from the δ curve of §8 (`pairs/every_pair.py`), the one the tail reads.
 """
 
 FINER = r"""
 ## 8. Finer proven bounds for every pair (issue 23, item 3)
 
-`gpu_rs.pairs.reduction.tail_upper(n, bits, q, eps)` is a proven upper bound on P[R > e^ε] and
+`gpu_rs.pairs.every_pair.curve(n, bits, q).tail(eps)` is a proven upper bound on P[R > e^ε] and
 on P[R ≥ e^ε] over every neighbouring pair, in both orders: the smaller of the graded clone bound
 (§8.1) and the graded blanket (§8.2), turned into a tail by §8.3. It assumes only the mechanism
 (each of the L bits flipped independently with probability q) and N users. It is the upper end of
@@ -409,7 +408,7 @@ takes well under a second per tail at L = 5 and a few seconds at L = 8 to 40 (it
 Issue 23's 10× target is not reached: at the seed's three L = 5 settings the upper end is 33, 85
 and 10.0 times the best pair known (certified tails of homogeneous backgrounds), 81 and 12 times at
 L = 8 and 16, and about 450 times the homogeneous pair at L = 40. §8.5 explains why no bound built
-this way can get much closer, and §8.6 what else was weighed. `reduction.delta_all(n, bits, q, eps)` is the matching bound on δ(ε)
+this way can get much closer, and §8.6 what else was weighed. `every_pair.curve(n, bits, q).delta(eps)` is the matching bound on δ(ε)
 (SPEC §1.2).
 
 Notation as in §4: x → x′ at Hamming distance d, T the d changed bits, U the other L − d,
@@ -555,11 +554,11 @@ never reaches e^{ε′}.
 
 The best pair known is the largest certified tail over the homogeneous backgrounds (§5a; its
 lower end; where the background is not the seed's pair it is named below the table). The clone
-bound is §4's; "graded clone" is §8.1 alone (`reduction.tail_upper(..., blankets=False)`); the
-upper end of `scope="all"` is `reduction.tail_upper` (the smaller of §8.1 and the graded blanket,
+bound is §4's; "graded clone" is §8.1 alone (`every_pair.Curve(..., blankets=False).tail(eps)`); the
+upper end of `scope="all"` is `every_pair.Curve.tail` (the smaller of §8.1 and the graded blanket,
 §8.2, with the distance d that attains it), and "ratio" divides it by the best pair known. "Before"
 is the graded blanket with the earlier rounded-up lattice (§8.2, *Numerics*). Seconds are CPU
-seconds of one `reduction.tail_upper` call (the least of two runs, on a shared 2-core machine;
+seconds of one `every_pair.Curve.tail` call (the least of two runs, on a shared 2-core machine;
 wall-clock time was 1–4 times that while other jobs ran).
 
 | N, L, q, λ | homogeneous pair (both orders) | best pair known | clone bound (§4) | graded clone (§8.1) | upper end of `scope="all"` | ratio | before | seconds: before → now |
@@ -597,7 +596,7 @@ What this buys in calibration: `calibrate` now certifies η = 10⁻³ for every 
 about 100 users ((2q)^40 · 10⁷). A Monte Carlo of the reduced pair at q = 0.3754, ε = 1.72 (4·10⁴
 samples; not a bound) gives δ = 2.1·10⁻⁴ ± 0.4·10⁻⁴ at d = 25, against the certified 2.4·10⁻⁴.
 
-Reproduce with `python -c "from gpu_rs.pairs import reduction; print(reduction.tail_upper(1000, 5, 0.2446, 0.6931))"`.
+Reproduce with `python -c "from gpu_rs.pairs import every_pair; print(every_pair.curve(1000, 5, 0.2446).tail(0.6931))"`.
 `blankets=False` gives the graded clone bound alone.
 
 Tests (`tests/test_reduction.py`):
@@ -611,7 +610,7 @@ Tests (`tests/test_reduction.py`):
 - the tail bound against exact homogeneous-background tails at N = 10, L = 3;
 - the clipped blanket lattice against exact enumeration (L = 8, 14), at the level chosen and at a
   quarter of the largest h;
-- `delta_all` against the exact δ of every pair of small populations, and below the clone bound's δ;
+- `Curve.delta` against the exact δ of every pair of small populations, and below the clone bound's δ;
 - the tail bound never above the clone bound, and at least 2 times below it at N = 200, L = 3.
 
 ### 8.5 What this class cannot do, and what remains open
@@ -687,7 +686,7 @@ Tests (`tests/test_reduction.py`):
   0.459, 0.816, 0.674), 0.859 at L = 8 (0.859), 0.978 at L = 16 (0.9993) and 0.945 at L = 40
   (0.9988), each 2–9 s. It beats the graded clone bound only at L ≥ 16, where both are near 1, and
   the graded blanket beats it everywhere (0.17 … 0.61). Not implemented in the product: it would
-  not change any answer of `reduction.tail_upper`, the default upper end.
+  not change any answer of `every_pair.Curve.tail`, the default upper end.
 - **Takagi and Liew 2026 (arXiv 2601.19154)**: their *blanket divergence*, with blanket density
   inf_x R_x(z) and, in its size-biased form, M ~ 1 + Bin(N − 1, γ) reports from the normalised
   blanket, is exactly the graded blanket of §8.2
@@ -751,7 +750,7 @@ def section_family(out):
         "",
         "Two proven upper bounds over every pair sit beside the best pair known: the upper end of "
         '`scope="all"` (the smaller of the graded clone bound, §8.1, and the graded blanket, §8.2), and the '
-        "graded clone bound alone (`reduction.tail_upper(n, bits, q, eps, blankets=False)`, the upper end "
+        "graded clone bound alone (`every_pair.Curve(n, bits, q, blankets=False).tail(eps)`, the upper end "
         "before the blanket was fast enough to be the default). "
         "The ratio columns divide each by the lower end of the best pair known.",
         "",
@@ -780,7 +779,7 @@ def section_family(out):
             where = f"{w[5].rstrip(',')}; {w[9]} → {w[11].rstrip(',')}"
         else:
             where = "the seed's pair" + ("" if "not searched" not in a.worst else " (family not searched)")
-        finest = min(1.0, reduction.tail_upper(n, bits, q, math.log(ratio), blankets=False).bound)
+        finest = min(1.0, every_pair.Curve(n, bits, q, blankets=False).tail(math.log(ratio)).bound)
         ratio_s = f"{a.upper / best.lower:.3g}" if best.lower > 0 else "—"
         fine_s = f"{finest / best.lower:.3g}" if best.lower > 0 else "—"
         out.append(

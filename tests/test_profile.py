@@ -238,23 +238,21 @@ def test_scope_all_upper_end_is_the_graded_clone_bound(n, bits, q):
     assert all(math.isclose(d.budget.total, d.upper - d.lower, rel_tol=1e-9) for d in found)
 
 
-def test_scope_all_takes_the_graded_blanket_and_a_long_batch_still_covers_every_pair(monkeypatch):
+def test_scope_all_takes_the_graded_blanket_and_a_long_batch_still_covers_every_pair():
     """For L >= 2 the proven upper end is the least of the clone bounds and the graded blanket
-    (pairs/proven_delta.py): at L = 5, N = 1e4, q = 0.31 the blanket is far below the graded clone
+    (pairs/every_pair.py): at L = 5, N = 1e4, q = 0.31 the blanket is far below the graded clone
     bound. A batch longer than ANCHORS takes the blanket of the anchor below each ε (δ does not
     increase with ε): it stays above the exact worst δ of every pair (N = 4, L = 2) and never below
     the values computed one ε at a time."""
-    from gpu_rs.pairs import proven_delta
+    from gpu_rs.pairs import every_pair
 
     eps = np.array([0.25, 0.3])
-    blanket = [float(proven_delta.delta_upper(10**4, 5, 0.31, np.array([e]))[0]) for e in eps]
-    with monkeypatch.context() as m:  # the clone bounds alone
-        m.setattr(proven_delta, "with_blankets", lambda n, bits, q, e, per_d: np.max(list(per_d.values()), axis=0))
-        clone = [float(proven_delta.delta_upper(10**4, 5, 0.31, np.array([e]))[0]) for e in eps]
+    blanket = [float(every_pair.Curve(10**4, 5, 0.31).deltas(np.array([e]))[0]) for e in eps]
+    clone = [float(every_pair.Curve(10**4, 5, 0.31, blankets=False).deltas(np.array([e]))[0]) for e in eps]
     assert all(b < 0.2 * c for b, c in zip(blanket, clone, strict=True)), (blanket, clone)
     n, bits, q = 4, 2, 0.2
-    many = np.linspace(0.05, 1.2, proven_delta.ANCHORS + 9)
-    batch = proven_delta.delta_upper(n, bits, q, many)
+    many = np.linspace(0.05, 1.2, every_pair.ANCHORS + 9)
+    batch = every_pair.Curve(n, bits, q).deltas(many)
     vectors = ["".join(v) for v in itertools.product("01", repeat=bits)]
     for e, up in zip(many, batch, strict=True):
         worst = max(
@@ -262,7 +260,7 @@ def test_scope_all_takes_the_graded_blanket_and_a_long_batch_still_covers_every_
             for bg in itertools.combinations_with_replacement(vectors, n - 1)
             for x, y in itertools.permutations(vectors, 2)
         )
-        assert worst <= up and proven_delta.delta_upper(n, bits, q, np.array([e]))[0] <= up * (1 + 1e-12)
+        assert worst <= up and every_pair.Curve(n, bits, q).deltas(np.array([e]))[0] <= up * (1 + 1e-12)
 
 
 @pytest.mark.parametrize(("n", "bits", "q", "delta"), [(1000, 2, 0.1192, 1e-6), (2000, 1, 0.05, 1e-4)])

@@ -15,7 +15,7 @@ import oracles_pairs as op
 import pytest
 
 import gpu_rs
-from gpu_rs.pairs import blanket, clones, reduction
+from gpu_rs.pairs import blanket, clones, every_pair, reduction
 
 
 @pytest.mark.parametrize(("n", "bits", "d", "q"), [(12, 3, 2, 0.2), (30, 2, 2, 0.25), (8, 3, 3, 0.15), (40, 3, 1, 0.3)])
@@ -82,7 +82,7 @@ def test_tail_bound_covers_every_enumerated_pair(n, bits, q, eps):
     if bits == 3 and n == 6:
         n = 5
     search = gpu_rs.worst_pairs(n, bits, q, eps)
-    got = reduction.tail_upper(n, bits, q, eps)
+    got = every_pair.Curve(n, bits, q).tail(eps)
     assert got.bound >= search.upper
     assert got.bound <= clones.tail_upper(n, bits, q, eps)[0]
 
@@ -90,7 +90,7 @@ def test_tail_bound_covers_every_enumerated_pair(n, bits, q, eps):
 @pytest.mark.parametrize(("v", "x", "xp"), [("111", "000", "100"), ("000", "000", "111"), ("011", "000", "110")])
 def test_tail_bound_covers_homogeneous_backgrounds_at_moderate_n(v, x, xp):
     n, q, eps = 10, 0.15, 0.6
-    got = reduction.tail_upper(n, 3, q, eps).bound
+    got = every_pair.Curve(n, 3, q).tail(eps).bound
     for order in ("fwd", "rev"):
         lo, _ = op.homogeneous_v_tail(n, v, x, xp, q, math.exp(eps), order)
         assert lo <= got
@@ -99,15 +99,15 @@ def test_tail_bound_covers_homogeneous_backgrounds_at_moderate_n(v, x, xp):
 @pytest.mark.slow
 def test_improves_on_the_collapsed_clone_bound():
     n, bits, q, eps = 200, 3, 0.25, 0.7
-    got = reduction.tail_upper(n, bits, q, eps)
+    got = every_pair.Curve(n, bits, q).tail(eps)
     old = clones.tail_upper(n, bits, q, eps)[0]
     assert got.bound < 0.5 * old
-    assert reduction.tail_upper(n, bits, q, eps, blankets=False).bound <= old
+    assert every_pair.Curve(n, bits, q, blankets=False).tail(eps).bound <= old
 
 
 def test_distances_whose_ratio_cannot_exceed_the_threshold_are_skipped():
     # (p/q)^1 = 2.33 < e^1: a one-bit change never crosses; L = 1 has nothing else
-    assert reduction.tail_upper(50, 1, 0.3, 1.0).bound == 0.0
+    assert every_pair.Curve(50, 1, 0.3).tail(1.0).bound == 0.0
 
 
 @pytest.mark.parametrize(("bits", "d", "q", "eps"), [(8, 8, 0.05, 0.5), (8, 4, 0.05, 0.5), (14, 14, 0.25, 2.0)])
@@ -129,7 +129,7 @@ def test_clipped_blanket_against_exact_enumeration(bits, d, q, eps):
 
 @pytest.mark.parametrize(("n", "bits", "q", "eps"), [(4, 2, 0.2, 0.3), (3, 3, 0.15, 0.8)])
 def test_delta_all_covers_every_pair_and_stays_below_the_clone_bound(n, bits, q, eps):
-    got, _ = reduction.delta_all(n, bits, q, eps)
+    got, _ = every_pair.Curve(n, bits, q).delta(eps)
     exact = max(max(op.pair_delta(D, Dp, q, eps), op.pair_delta(Dp, D, q, eps)) for _, D, Dp in _every_pair(n, bits))
     assert exact <= got <= clones.delta_upper(n, bits, q, eps)[0] * (1.0 + 1e-9) + 1e-12
 
@@ -181,19 +181,19 @@ def test_settled_blanket_keeps_the_decision_against_enough(n, bits, q, d, eps):
 
 
 def test_spread_out_takes_every_item_once_coarse_to_fine():
-    assert reduction.spread_out([1, 2, 3, 4, 5, 6, 7]) == [4, 2, 6, 1, 3, 5, 7]
-    assert sorted(reduction.spread_out(list(range(1, 40)))) == list(range(1, 40))
-    assert reduction.spread_out([]) == []
+    assert every_pair.spread_out([1, 2, 3, 4, 5, 6, 7]) == [4, 2, 6, 1, 3, 5, 7]
+    assert sorted(every_pair.spread_out(list(range(1, 40)))) == list(range(1, 40))
+    assert every_pair.spread_out([]) == []
 
 
 @pytest.mark.parametrize(("n", "bits", "q", "eps"), [(1000, 5, 0.3, 0.69), (10**4, 12, 0.42, 1.0), (3000, 8, 0.3, 1.0)])
 def test_order_of_distances_does_not_move_the_bound(n, bits, q, eps):
     # below the trivial bound 1 (where many distances tie at 1 and the one named depends on the order)
-    grid = eps - np.array(reduction.STEPS)
-    factor = -np.expm1(-np.array(reduction.STEPS))
+    grid = eps - np.array(every_pair.STEPS)
+    factor = -np.expm1(-np.array(every_pair.STEPS))
     per_d = {d: reduction.delta_upper(n, bits, q, d, grid) / factor * (1.0 + 1e-15) for d in range(1, bits + 1)}
     ranked = sorted(per_d, key=lambda k: -float(per_d[k].min()))
-    ways = [ranked, ranked[::-1], ranked[:1] + reduction.spread_out(sorted(ranked[1:])), sorted(ranked)]
-    got = {reduction.largest(n, bits, q, grid, order, per_d, True) for order in ways}
+    ways = [ranked, ranked[::-1], ranked[:1] + every_pair.spread_out(sorted(ranked[1:])), sorted(ranked)]
+    got = {every_pair.Curve(n, bits, q).largest(grid, order, per_d) for order in ways}
     assert len(got) == 1, got
     assert got.pop().bound < 1.0

@@ -20,7 +20,7 @@ by adding ``Y_a``, and the hockey-stick divergence cannot grow under post-proces
 users, one row (docs/worst-case.md §3.1). :func:`worst_deltas` splits ``0 … N − 1`` at the middle
 while an interval's bound exceeds the best background found by more than the width asked; no
 background is left without a bound covering it, and where the row budget runs out the rest is
-covered by the proven clone bound (:mod:`gpu_rs.pairs.proven_delta`).
+covered by the proven clone bound (:mod:`gpu_rs.pairs.every_pair`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpu_rs.common.floats import UNIT
-from gpu_rs.pairs import proven_delta
+from gpu_rs.pairs import every_pair
 from gpu_rs.pairs.counts import BLOCK, OUTSIDE, BlockMasses, block_masses, half_width
 
 SECONDS_PER_PRODUCT = 2e-10
@@ -58,7 +58,7 @@ def estimate_seconds(n: int, q: float) -> float:
 
 def fits(n: int, q: float) -> bool:
     """Whether the search over every background is started (estimated within :data:`MAX_SECONDS`);
-    beyond it ``scope="all"`` takes the proven bound of :mod:`gpu_rs.pairs.proven_delta` instead."""
+    beyond it ``scope="all"`` takes the proven bound of :mod:`gpu_rs.pairs.every_pair` instead."""
     return estimate_seconds(n, q) <= MAX_SECONDS
 
 
@@ -171,7 +171,7 @@ def worst_deltas(
     positive = eps > 0.0
     cap = np.ones(eps.shape)
     if positive.any():
-        cap[positive] = proven_delta.delta_upper(n, 1, q, eps[positive])
+        cap[positive] = every_pair.curve(n, 1, q).deltas(eps[positive])
     best, zeros, top = np.zeros(eps.shape), np.full(eps.shape, n - 1), np.zeros(eps.shape)
 
     def evaluate(a0: int, m: int) -> None:

@@ -1,4 +1,4 @@
-"""``scope="all"`` for more than one bit: the clone reduction kept *graded* (a finer proven bound).
+"""The graded clone bound: the clone reduction kept *graded* (a finer proven bound for every pair at distance ``d``).
 
 :mod:`gpu_rs.pairs.clones` reduces every neighbouring pair at Hamming distance ``d`` to
 ``C ~ Bin(N − 1, p_d)`` clones reporting from ``W = (M(x) + M(x'))/2`` beside the changing
@@ -24,13 +24,12 @@ docs/worst-case.md (§8.1, "The graded clone reduction").
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 
 from gpu_rs.common.floats import UNIT
 from gpu_rs.engine.atoms import log_r
-from gpu_rs.pairs import blanket, clones
+from gpu_rs.pairs import blanket
 from gpu_rs.pairs.clones import BLOCK_SHARE, TRIVIAL, clone_probability, given_clones_many
 from gpu_rs.pairs.counts import OUTSIDE, binomial
 
@@ -42,23 +41,6 @@ NEGLIGIBLE = 1e-12
 """Clone counts are convolved up to the one above which at most this mass of ``C`` lies."""
 SLACK = 1e-6
 """Index slack (in lattice steps) covering the float error of ``τ / GRID`` and ``a / GRID``."""
-STEPS = tuple(0.005 * 1.25**i for i in range(40))
-"""Gaps ``ε' − ε`` tried for the step from ``δ(ε)`` to the tail at ``ε'`` (negative ``ε`` allowed)."""
-BLANKET_STEPS = tuple(range(12, 27, 2))
-"""Indices into ``STEPS`` (gaps 0.07 … 1.1) where the graded blanket, slower, is also tried."""
-BLANKET_FLOOR = 1e-14
-"""Distances whose graded clone bound is already below this are not tried on the blanket (whose own
-rounding floor is about 1e-15): it could lower the bound only by about this much."""
-
-
-class TailBound(NamedTuple):
-    """A proven upper bound on ``P[R > e^ε']`` (and ``>=``) over every neighbouring pair."""
-
-    bound: float
-    eps_step: float
-    d: int
-    method: str = "graded clone reduction"
-    """Which bound attains it: ``"graded clone reduction"``, ``"graded blanket"`` or ``"clone reduction"``."""
 
 
 def kernels(q: float, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
@@ -152,126 +134,3 @@ def delta_upper(n: int, bits: int, q: float, d: int, eps: np.ndarray) -> np.ndar
             row = np.minimum(row, next(collapsed))
         total += mass * row
     return np.minimum(1.0, total * (1.0 + 4.0 * UNIT))
-
-
-def blanket_search(
-    n: int,
-    bits: int,
-    q: float,
-    d: int,
-    grid: np.ndarray,
-    factor: np.ndarray,
-    values: np.ndarray,
-    start: int,
-    floor: float,
-) -> int:
-    """Lower ``values`` (tail bounds per step, in place) by the graded blanket, and return where it did best.
-
-    A distance matters only while its best value exceeds ``floor`` (the largest over the distances
-    done so far), so the search stops as soon as it cannot. It starts at the position ``start`` of
-    ``BLANKET_STEPS`` and walks towards the side that improves while it improves. Any step gives a
-    valid bound, so a walk that misses the best step only loosens it.
-    """
-
-    def attempt(j: int) -> float:
-        i = BLANKET_STEPS[j]
-        if values[i] > floor:
-            enough = floor * factor[i] * (1.0 - 16.0 * UNIT)  # a δ this small cannot beat the floor
-            delta = blanket.delta_upper(n, bits, q, d, float(grid[i]), enough, settle=True)
-            values[i] = min(values[i], delta / factor[i] * (1.0 + 8.0 * UNIT))
-        return float(values[i])
-
-    best_j, best = start, attempt(start)
-    for direction in (-1, 1):
-        j = start + direction
-        while 0 <= j < len(BLANKET_STEPS) and float(values.min()) > floor:
-            value = attempt(j)
-            if value >= best:
-                break
-            best_j, best = j, value
-            j += direction
-        if best_j != start:
-            break  # improved on this side: the other side lies beyond the start, already worse
-    return best_j
-
-
-def spread_out(items: list[int]) -> list[int]:
-    """``items`` middle first, then the middles of each half, and so on (a coarse-to-fine sweep)."""
-    out, halves = [], [(0, len(items))]
-    for lo, hi in halves:
-        if lo < hi:
-            out.append(items[(lo + hi) // 2])
-            halves += [(lo, (lo + hi) // 2), ((lo + hi) // 2 + 1, hi)]
-    return out
-
-
-def largest(
-    n: int, bits: int, q: float, grid: np.ndarray, order: list[int], per_d: dict[int, np.ndarray], blankets: bool
-) -> TailBound:
-    """The largest over the distances of ``order`` of their least tail bound over the steps ``grid`` (``per_d``:
-    the graded clone bound at each step), each lowered by the graded blanket where it may decide."""
-    factor = -np.expm1(-np.array(STEPS))
-    worst, start = TailBound(0.0, float(grid[0]), 1), len(BLANKET_STEPS) // 2
-    for d in order:
-        values, graded = per_d[d].copy(), per_d[d]
-        # else nothing can change: the distance is already within the running maximum
-        # one bit: the blanket is the graded clone pair itself (γ = p_1 = 2q, W uniform)
-        if blankets and bits > 1 and float(values.min()) > max(BLANKET_FLOOR, worst.bound) and worst.bound < 1.0:
-            start = blanket_search(n, bits, q, d, grid, factor, values, start, worst.bound)
-        i = int(np.argmin(values))
-        if values[i] > worst.bound:
-            method = "graded blanket" if values[i] < graded[i] else "graded clone reduction"
-            worst = TailBound(min(1.0, float(values[i])), float(grid[i]), d, method)
-    return worst
-
-
-def tail_upper(n: int, bits: int, q: float, eps: float, *, blankets: bool = True) -> TailBound:
-    """A proven upper bound on ``P[R > e^ε]`` and ``P[R >= e^ε]`` over every neighbouring pair, either order.
-
-    For each distance ``d``: the best step ``P[R > e^ε] <= δ(ε') / (1 − e^(ε' − ε))`` over the
-    grid ``ε' = ε − STEPS``, ``δ`` the smaller of the graded clone bound and (on every
-    step of ``BLANKET_STEPS``, for the distances that may decide the maximum) the graded
-    blanket of :mod:`gpu_rs.pairs.blanket`; then the largest over ``d``, and never above the
-    collapsed clone bound of :mod:`gpu_rs.pairs.clones`. Assumes only the mechanism (each of
-    the ``bits`` bits flipped independently with probability ``q``) and ``n`` users.
-
-    The distances are taken the largest graded bound first, then coarse to fine over ``d``, so that a
-    large maximum is met early and the other distances are dismissed by one blanket lattice each.
-    Any order gives a bound; the order only moves where each distance's walk over the steps starts, and
-    a walk that reaches the same least value from either start gives the same result (so far always:
-    docs/benchmarks.md). At the trivial bound 1 the order of the graded bounds is taken again, which
-    names the same distance as before among the many at 1.
-    """
-    steps = np.array(STEPS)
-    grid, factor = eps - steps, -np.expm1(-steps)
-    per_d: dict[int, np.ndarray] = {}
-    for d in range(1, bits + 1):
-        if d * -log_r(q) * (1.0 + 8.0 * UNIT) < eps:
-            continue  # every report's ratio is at most (p/q)^d < e^ε: the tail is 0 for every pair
-        per_d[d] = delta_upper(n, bits, q, d, grid) / factor * (1.0 + 8.0 * UNIT)
-    ranked = sorted(per_d, key=lambda k: -float(per_d[k].min()))
-    worst = largest(n, bits, q, grid, ranked[:1] + spread_out(sorted(ranked[1:])), per_d, blankets)
-    if worst.bound >= 1.0:
-        worst = largest(n, bits, q, grid, ranked, per_d, blankets)
-    collapsed = clones.tail_upper(n, bits, q, eps, worst.bound)  # taken only below worst.bound
-    if collapsed[0] < worst.bound:
-        worst = TailBound(collapsed[0], collapsed[1], collapsed[2], "clone reduction")
-    return worst
-
-
-def delta_all(n: int, bits: int, q: float, eps: float, *, blankets: bool = True) -> tuple[float, int]:
-    """A proven upper bound on ``δ(ε)`` over every neighbouring pair, either order, and the distance
-    ``d`` that attains it: the largest over ``d`` of the graded clone and graded blanket bounds.
-
-    A distance with ``(p/q)^d <= e^ε`` has ``δ(ε) = 0`` for every pair (no ratio exceeds ``e^ε``).
-    """
-    best, arg = 0.0, bits
-    for d in range(1, bits + 1):
-        if d * -log_r(q) * (1.0 + 8.0 * UNIT) <= eps:
-            continue
-        value = float(delta_upper(n, bits, q, d, np.array([eps]))[0])
-        if blankets and bits > 1 and value > best:  # one bit: the blanket is the graded clone pair
-            value = min(value, blanket.delta_upper(n, bits, q, d, eps))
-        if value > best:
-            best, arg = value, d
-    return min(1.0, best), arg

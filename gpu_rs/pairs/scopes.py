@@ -22,7 +22,7 @@ from gpu_rs.engine.atoms import ONE, ZERO
 from gpu_rs.engine.bounds import Bounds, ErrorBudget
 from gpu_rs.engine.crossing import Query
 from gpu_rs.engine.pipeline import Plan, tail_bounds
-from gpu_rs.pairs import clones, reduction
+from gpu_rs.pairs import clones, every_pair
 from gpu_rs.pairs.backgrounds import WorstBackground
 from gpu_rs.pairs.family import Member
 from gpu_rs.pairs.family_search import family_max
@@ -232,9 +232,9 @@ def proven_all(
 
     The lower end is a certified tail of one pair (the best member of the family of
     :mod:`gpu_rs.pairs.family`, or the seed's pair where that search would not fit its time
-    budget), so it bounds the supremum from below; the upper end is the smaller of the graded clone
-    bound and the graded blanket of :mod:`gpu_rs.pairs.reduction` (never above the collapsed clone
-    bound of :mod:`gpu_rs.pairs.clones`). Their gap is relaxation. ``pairs``
+    budget), so it bounds the supremum from below; the upper end is the tail of the every-pair
+    ``δ`` curve of :mod:`gpu_rs.pairs.every_pair` (the least proven bound per distance, never above
+    the collapsed clone bound of :mod:`gpu_rs.pairs.clones`). Their gap is relaxation. ``pairs``
     holds three entries: the best pair known (named), then the seed's pair in both orders.
     ``decide > 0`` only decides ``upper <= decide``: the family is not searched (the lower end is
     the seed's pair); the upper end is the same. ``search_seconds`` limits the family search
@@ -248,7 +248,7 @@ def proven_all(
         family_note = f"homogeneous backgrounds not searched: a decision against {decide:.6g} only"
     else:
         best, family_note = best_known(prob, inclusive, plan, xp, both.pairs, best, search_seconds)
-    bound, eps_step, d, method = reduction.tail_upper(prob.n, prob.bits, prob.q, prob.eps)
+    bound, eps_step, d, method = every_pair.curve(prob.n, prob.bits, prob.q).tail(prob.eps)
     upper = min(1.0, bound)
     lower = best.lower
     if upper < lower:

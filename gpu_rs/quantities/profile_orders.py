@@ -43,7 +43,7 @@ from gpu_rs.engine.atoms import ONE, ZERO, log_r
 from gpu_rs.engine.bounds import ErrorBudget
 from gpu_rs.engine.crossing import Query
 from gpu_rs.engine.pipeline import Plan, tail_bounds
-from gpu_rs.pairs import background_delta, proven_delta
+from gpu_rs.pairs import background_delta, every_pair
 from gpu_rs.pairs.background_delta import WorstDelta
 from gpu_rs.quantities.profile_curve import HingeCurve
 from gpu_rs.quantities.profile_enumeration import MAX_VECTORS, Enumerated, count_vectors
@@ -182,8 +182,9 @@ class Profile:
     def _meets(self, lo: float, hi: float) -> bool:
         return hi - lo <= max(self.abs_width, self.rel_width * lo)
 
-    def deltas(self, eps: Sequence[float]) -> list[DeltaBound]:
-        """Certified ``δ`` at every ``ε``: one set of transforms serves them all."""
+    def deltas(self, eps: Sequence[float], decide: float = 0.0) -> list[DeltaBound]:
+        """Certified ``δ`` at every ``ε``: one set of transforms serves them all. ``decide > 0``: the
+        every-pair upper ends need only decide ``upper <= decide`` (:meth:`gpu_rs.pairs.every_pair.Curve.deltas`)."""
         eps = [float(e) for e in eps]
         if self.bits == 1:
             first = {name: [delta_one_bit(self.n, self.q, e, name == "forward") for e in eps] for name in self.orders}
@@ -204,9 +205,10 @@ class Profile:
             if self.backgrounds is None:
                 self.backgrounds = background_delta.Rows(self.n, self.q)
             worst = list(background_delta.worst_deltas(self.backgrounds, np.array(eps), self.rel_width, self.abs_width))
-        if self.scope == "all" and not self.exact_all:  # proven for every pair (pairs/proven_delta.py)
+        if self.scope == "all" and not self.exact_all:  # proven for every pair (pairs/every_pair.py)
             positive = [e for e in eps if e > 0.0]
-            values = iter(proven_delta.delta_upper(self.n, self.bits, self.q, np.array(positive)) if positive else [])
+            curve = every_pair.curve(self.n, self.bits, self.q)
+            values = iter(curve.deltas(np.array(positive), decide) if positive else [])
             proven = [float(next(values)) if e > 0.0 else 1.0 for e in eps]
         return [
             self._one(e, {name: first[name][i] for name in self.orders}, proven[i], worst[i]) for i, e in enumerate(eps)
@@ -283,7 +285,7 @@ class Profile:
             if not brackets:
                 break
             grid = sorted({a + (b - a) * j / (ROOT_POINTS + 1) for a, b in brackets for j in range(1, ROOT_POINTS + 1)})
-            found = self.deltas([e for e in grid if e > 0.0])
+            found = self.deltas([e for e in grid if e > 0.0], decide=delta)
             for d in found:
                 if d.upper <= delta and d.eps < hi:
                     hi, at_hi = d.eps, d

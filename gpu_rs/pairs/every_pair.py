@@ -1,0 +1,292 @@
+"""``scope="all"`` at several bits: one proven ``δ`` curve per ``(N, L, q)``, and the step to tails.
+
+Every neighbouring pair at Hamming distance ``d``, in either order, has ``δ(ε)`` at most each of
+three proven bounds (docs/worst-case.md §4, §8):
+
+* the collapsed clone bound of :mod:`gpu_rs.pairs.clones`;
+* the graded clone bound of :mod:`gpu_rs.pairs.reduction` (which per clone count already takes the
+  smaller of it and the collapsed one): a lattice per ``d``, shared by every ``ε``;
+* the graded blanket of :mod:`gpu_rs.pairs.blanket`: a lattice per ``(d, ε)``, the costly part.
+
+So ``δ_d(ε)``, the least of them, bounds every pair at distance ``d``, and ``max_d δ_d(ε)`` every
+pair. A :class:`Curve` holds them for one ``(N, L, q)`` and keeps every graded blanket value it
+computes: ``δ(ε)`` does not increase with ``ε``, so a blanket value at ``ε_a`` bounds ``δ_d`` at
+every ``ε >= ε_a``, and every later question reads it — ``δ`` at an array of ``ε`` for the profile
+(:meth:`Curve.deltas`), one ``δ`` with its distance (:meth:`Curve.delta`), and the tail through the
+step of docs/worst-case.md §8.3 (:meth:`Curve.tail`): for every ``ε' < ε``,
+
+    P[R > e^ε] <= δ_d(ε') / (1 − e^(ε' − ε))   for every pair at distance ``d``,
+
+the least over a grid of steps taken per distance, then the largest over ``d``. :func:`curve`
+returns the same object for the same ``(N, L, q)`` (a small cache), so a root finder's rounds and a
+profile followed by a tail reuse the lattices already computed.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+
+from gpu_rs.common.floats import UNIT
+from gpu_rs.engine.atoms import log_r
+from gpu_rs.pairs import blanket, clones, reduction
+
+SKIP_SIGMAS = 8.0
+"""The graded bound is skipped where its lattice stops this many standard deviations below ``C``'s mean."""
+ANCHORS = 16
+"""Most values of ``ε`` per call of :meth:`Curve.deltas` at which new graded blankets are computed."""
+STEPS = tuple(0.005 * 1.25**i for i in range(40))
+"""Gaps ``ε − ε'`` tried for the step from ``δ(ε')`` to the tail at ``ε`` (negative ``ε'`` allowed)."""
+BLANKET_STEPS = tuple(range(12, 27, 2))
+"""Indices into ``STEPS`` (gaps 0.07 … 1.1) where the graded blanket, slower, is also tried."""
+BLANKET_FLOOR = 1e-14
+"""Distances whose bound is already below this are not tried on the blanket (whose own rounding
+floor is about 1e-15): it could lower the bound only by about this much."""
+CURVES = 16
+"""Curves kept by :func:`curve` (the least recently used go first)."""
+
+
+class TailBound(NamedTuple):
+    """A proven upper bound on ``P[R > e^ε]`` (and ``>=``) over every neighbouring pair."""
+
+    bound: float
+    eps_step: float
+    d: int
+    method: str = "graded clone reduction"
+    """Which bound attains it: ``"graded clone reduction"``, ``"graded blanket"`` or ``"clone reduction"``."""
+
+
+def spread_out(items: list[int]) -> list[int]:
+    """``items`` middle first, then the middles of each half, and so on (a coarse-to-fine sweep)."""
+    out, halves = [], [(0, len(items))]
+    for lo, hi in halves:
+        if lo < hi:
+            out.append(items[(lo + hi) // 2])
+            halves += [(lo, (lo + hi) // 2), ((lo + hi) // 2 + 1, hi)]
+    return out
+
+
+@dataclass
+class Curve:
+    """The proven upper ``δ_d(ε)`` of every distance ``d`` for one ``(n, bits, q)`` (module docstring).
+
+    Every answer is a function of its question alone: the graded blankets and the tails computed are
+    kept under the exact question that produced them (``memo``, ``tails``), so a question asked again (a
+    calibration's tail at its answer, a profile's ``ε`` asked twice) costs nothing and gives the same
+    floats. With ``blankets`` false the blanket is never computed (the clone bounds alone).
+    """
+
+    n: int
+    bits: int
+    q: float
+    blankets: bool = True
+    memo: dict[tuple[int, float, float, bool], float] = field(default_factory=dict, repr=False)
+    """Graded blankets computed, under ``(d, ε, enough, settle)``."""
+    tails: dict[float, TailBound] = field(default_factory=dict, repr=False)
+    """Tails computed, under ``ε``."""
+
+    @property
+    def uses_blanket(self) -> bool:
+        """Whether the graded blanket may lower the bound (at one bit it is the graded clone pair itself:
+        ``(2q)^1 = p_1 = 2q`` and ``W`` is uniform)."""
+        return self.blankets and self.bits > 1
+
+    def distances(self, least_eps: float) -> list[int]:
+        """The distances where some pair may have ``δ(ε) > 0`` for some ``ε >= least_eps``: where the
+        largest ratio of one report, ``(p/q)^d``, exceeds ``e^ε`` (else ``δ = 0`` for every pair)."""
+        lr = -log_r(self.q)
+        return [d for d in range(1, self.bits + 1) if d * lr * (1.0 + 8.0 * UNIT) > least_eps]
+
+    def blanket(self, d: int, eps: float, enough: float = -1.0, *, settle: bool = False) -> float:
+        """The graded blanket at ``(d, ε)``: :func:`gpu_rs.pairs.blanket.delta_upper`, computed once per question."""
+        key = (d, eps, enough, settle)
+        if key not in self.memo:
+            self.memo[key] = blanket.delta_upper(self.n, self.bits, self.q, d, eps, enough, settle=settle)
+        return self.memo[key]
+
+    def _graded_reaches(self, d: int) -> bool:
+        """Whether the graded lattice reaches clone counts holding more than about 1e-15 of ``C``'s mass.
+
+        Above its reach the graded bound charges each count the collapsed value, so where ``C`` lies
+        (almost) entirely above it the graded bound is the collapsed one; skipping it there only
+        saves its convolutions (either bound is proven).
+        """
+        clone_prob = clones.clone_probability(self.bits, self.q, d)
+        by_work = int(math.sqrt(reduction.WORK * reduction.GRID / (2.0 * (d + 1)))) + 1
+        mean = (self.n - 1) * clone_prob
+        return by_work >= mean - SKIP_SIGMAS * math.sqrt(mean * (1.0 - clone_prob)) - 1.0
+
+    def _blanket_reaches(self) -> bool:
+        """Whether the blanket's lattice (at most ``blanket.REPORTS`` reports) reaches the blanket counts
+        ``C ~ Bin(N − 1, (2q)^L)`` takes; above its reach it charges every count its last value, which is
+        then no better than the clone bounds (measured: equal at N >= 1e5, L = 2 … 8, ε₀ = 4)."""
+        mean = (self.n - 1) * blanket.blanket_probability(self.bits, self.q)
+        return mean - SKIP_SIGMAS * math.sqrt(mean) <= blanket.REPORTS
+
+    def clone_bounds(self, eps: np.ndarray) -> dict[int, np.ndarray]:
+        """Per distance, the least of the clone bounds at each ``ε`` (``> 0``), for the distances that can
+        decide the maximum: the collapsed bound everywhere, lowered by the graded one where the collapsed
+        bound exceeds the running maximum and the graded lattice reaches the clone counts."""
+        collapsed = {}
+        lr = -log_r(self.q)
+        for d in self.distances(float(eps.min())):
+            p_d = clones.clone_probability(self.bits, self.q, d)
+            eps0 = d * lr * (1.0 + 8.0 * UNIT)
+            collapsed[d] = np.array([clones.reduced_delta(self.n, p_d, eps0, float(e)) for e in eps])
+        best = np.zeros(eps.shape)
+        per_d = {}
+        for d in sorted(collapsed, key=lambda k: -float(collapsed[k].max())):
+            per_d[d] = collapsed[d].copy()
+            if np.all(per_d[d] <= best):
+                continue  # the graded bound of d is at most its collapsed bound: it cannot raise the maximum
+            if self._graded_reaches(d):
+                raise_at = per_d[d] > best  # only there can the graded bound raise the maximum
+                graded = reduction.delta_upper(self.n, self.bits, self.q, d, eps[raise_at])
+                per_d[d][raise_at] = np.minimum(per_d[d][raise_at], graded)
+            best = np.maximum(best, per_d[d])
+        return per_d
+
+    def deltas(self, eps: np.ndarray, decide: float = 0.0) -> np.ndarray:
+        """A proven upper bound on ``δ(ε)`` over every neighbouring pair, either order, at each ``ε > 0``.
+
+        ``max_d`` of the clone bounds (:meth:`clone_bounds`), each lowered by the graded blanket: at each
+        anchor (at most :data:`ANCHORS` values of ``eps``, the least one included) the distances are taken
+        from the largest bound down (the clone bound, lowered by the blankets of the anchors below), and
+        the blanket is computed while the distance's bound exceeds the maximum so far, each only until it
+        is surely at most that maximum (``settle``: a distance below the maximum cannot raise it, and the
+        one that sets it is computed in full); each ``ε`` then takes, per distance, the least blanket of
+        an anchor at or below it. The values at the anchors are those of blankets computed in full.
+
+        ``decide > 0``, for a caller that only asks whether each bound is at most ``decide`` (a root
+        finder): at each anchor a distance is left as soon as its blanket is surely at most ``decide``
+        (:func:`gpu_rs.pairs.blanket.delta_upper` with ``settle``), and the anchor as soon as one distance
+        stays above it (its blanket then computed in full). Every value is still a proven bound.
+        """
+        eps = np.asarray(eps, dtype=float)
+        per_d = self.clone_bounds(eps)
+        if not per_d:
+            return np.zeros(eps.shape)
+        lowered = {d: values.copy() for d, values in per_d.items()}
+        if self.uses_blanket and self._blanket_reaches():
+            order = np.argsort(eps)
+            count = eps.shape[0]
+            picks = order if count <= ANCHORS else order[np.linspace(0, count - 1, ANCHORS).astype(int)]
+            for i in sorted(picks, key=lambda j: eps[j]):
+                running = decide
+                for d in sorted(lowered, key=lambda k: -float(lowered[k][i])):
+                    if lowered[d][i] <= max(running, BLANKET_FLOOR):
+                        break  # no distance left can raise the maximum at this anchor
+                    value = self.blanket(d, float(eps[i]), running, settle=True)
+                    later = eps >= eps[i]  # δ(ε) does not increase with ε
+                    lowered[d][later] = np.minimum(lowered[d][later], value)
+                    if decide > 0.0 and lowered[d][i] > decide:
+                        break  # the bound at this anchor is above decide, whatever the other distances give
+                    running = max(running, float(lowered[d][i]))
+        return np.minimum(1.0, np.max(np.stack(list(lowered.values())), axis=0))
+
+    def delta(self, eps: float) -> tuple[float, int]:
+        """A proven upper bound on ``δ(ε)`` over every pair and the distance ``d`` that attains it: the
+        largest over ``d`` of the graded clone bound and the graded blanket, each computed in full."""
+        best, arg = 0.0, self.bits
+        for d in self.distances(eps):
+            value = float(reduction.delta_upper(self.n, self.bits, self.q, d, np.array([eps]))[0])
+            if self.uses_blanket and value > best:
+                value = min(value, self.blanket(d, eps))
+            if value > best:
+                best, arg = value, d
+        return min(1.0, best), arg
+
+    def _blanket_search(
+        self, d: int, grid: np.ndarray, factor: np.ndarray, values: np.ndarray, start: int, floor: float
+    ) -> int:
+        """Lower ``values`` (tail bounds per step, in place) by the graded blanket, and return where it did best.
+
+        A distance matters only while its best value exceeds ``floor`` (the largest over the distances
+        done so far), so the search stops as soon as it cannot. It starts at the position ``start`` of
+        ``BLANKET_STEPS`` and walks towards the side that improves while it improves. Any step gives a
+        valid bound, so a walk that misses the best step only loosens it.
+        """
+
+        def attempt(j: int) -> float:
+            i = BLANKET_STEPS[j]
+            if values[i] > floor:
+                enough = floor * factor[i] * (1.0 - 16.0 * UNIT)  # a δ this small cannot beat the floor
+                delta = self.blanket(d, float(grid[i]), enough, settle=True)
+                values[i] = min(values[i], delta / factor[i] * (1.0 + 8.0 * UNIT))
+            return float(values[i])
+
+        best_j, best = start, attempt(start)
+        for direction in (-1, 1):
+            j = start + direction
+            while 0 <= j < len(BLANKET_STEPS) and float(values.min()) > floor:
+                value = attempt(j)
+                if value >= best:
+                    break
+                best_j, best = j, value
+                j += direction
+            if best_j != start:
+                break  # improved on this side: the other side lies beyond the start, already worse
+        return best_j
+
+    def largest(self, grid: np.ndarray, order: list[int], per_d: dict[int, np.ndarray]) -> TailBound:
+        """The largest over the distances of ``order`` of their least tail bound over the steps ``grid``
+        (``per_d``: the graded clone bound at each step), each lowered by the graded blanket where it may
+        decide."""
+        factor = -np.expm1(-np.array(STEPS))
+        worst, start = TailBound(0.0, float(grid[0]), 1), len(BLANKET_STEPS) // 2
+        for d in order:
+            values, graded = per_d[d].copy(), per_d[d]
+            # else nothing can change: the distance is already within the running maximum
+            if self.uses_blanket and float(values.min()) > max(BLANKET_FLOOR, worst.bound) and worst.bound < 1.0:
+                start = self._blanket_search(d, grid, factor, values, start, worst.bound)
+            i = int(np.argmin(values))
+            if values[i] > worst.bound:
+                method = "graded blanket" if values[i] < graded[i] else "graded clone reduction"
+                worst = TailBound(min(1.0, float(values[i])), float(grid[i]), d, method)
+        return worst
+
+    def tail(self, eps: float) -> TailBound:
+        """A proven upper bound on ``P[R > e^ε]`` and ``P[R >= e^ε]`` over every neighbouring pair, either order.
+
+        For each distance ``d``: the best step ``P[R > e^ε] <= δ_d(ε') / (1 − e^(ε' − ε))`` over the grid
+        ``ε' = ε − STEPS``, ``δ_d`` the graded clone bound and, on
+        the steps of ``BLANKET_STEPS`` for the distances that may decide the maximum, the graded blanket;
+        then the largest over ``d``, and never above the collapsed clone bound of
+        :mod:`gpu_rs.pairs.clones`. Assumes only the mechanism and ``n`` users.
+
+        The distances are taken the largest graded bound first, then coarse to fine over ``d``, so that a
+        large maximum is met early and the other distances are dismissed by one blanket lattice each. Any
+        order gives a bound; the order only moves where each distance's walk over the steps starts. At
+        the trivial bound 1 the order of the graded bounds is taken again, which names the same distance
+        as before among the many at 1. Computed once per ``ε`` (``tails``).
+        """
+        if eps not in self.tails:
+            self.tails[eps] = self._tail(eps)
+        return self.tails[eps]
+
+    def _tail(self, eps: float) -> TailBound:
+        steps = np.array(STEPS)
+        grid, factor = eps - steps, -np.expm1(-steps)
+        per_d: dict[int, np.ndarray] = {}
+        for d in range(1, self.bits + 1):
+            if d * -log_r(self.q) * (1.0 + 8.0 * UNIT) < eps:
+                continue  # every report's ratio is at most (p/q)^d < e^ε: the tail is 0 for every pair
+            per_d[d] = reduction.delta_upper(self.n, self.bits, self.q, d, grid) / factor * (1.0 + 8.0 * UNIT)
+        ranked = sorted(per_d, key=lambda k: -float(per_d[k].min()))
+        worst = self.largest(grid, ranked[:1] + spread_out(sorted(ranked[1:])), per_d)
+        if worst.bound >= 1.0:
+            worst = self.largest(grid, ranked, per_d)
+        collapsed = clones.tail_upper(self.n, self.bits, self.q, eps, worst.bound)  # taken only below worst.bound
+        if collapsed[0] < worst.bound:
+            worst = TailBound(collapsed[0], collapsed[1], collapsed[2], "clone reduction")
+        return worst
+
+
+@functools.lru_cache(maxsize=CURVES)
+def curve(n: int, bits: int, q: float) -> Curve:
+    """The :class:`Curve` of ``(n, bits, q)``: one object per setting, so that its blankets are computed once."""
+    return Curve(n, bits, q)
