@@ -104,22 +104,10 @@ def test_quick_benchmark(quick_run):
 
 # ------------------------------------------------------------------ the GPU check (issue 30)
 
-CHECK_COLUMNS = ["check", "limit", "seconds", "ok", "result"]
-TIMING_COLUMNS = [
-    "case",
-    "quantity",
-    "N",
-    "L",
-    "setting",
-    "slot",
-    "GPU s",
-    "CPU s",
-    "CPU/GPU",
-    "GPU result",
-    "CPU result",
-    "agree",
-    "note",
-]
+CHECK_HEADER = "| check | limit | seconds | ok | result |"
+TIMING_HEADER = (
+    "| case | quantity | N | L | setting | slot | GPU s | CPU s | CPU/GPU | GPU result | CPU result | agree | note |"
+)
 
 
 def _markdown_tables(text):
@@ -215,13 +203,49 @@ def test_gpu_check_stand_in_writes_the_table(tmp_path):
     assert "killed at its slot" in found["killed"]["note"] and found["killed"]["agree"] is None
     assert found["skipped"]["note"].count("skipped:") == 2
 
-    tables = _markdown_tables((tmp_path / MARKDOWN).read_text(encoding="utf-8"))
+    text = (tmp_path / MARKDOWN).read_text(encoding="utf-8")
+    assert CHECK_HEADER in text.splitlines() and TIMING_HEADER in text.splitlines()
+    tables = _markdown_tables(text)
     checks = tables["Checks"]
     timing = next(v for k, v in tables.items() if k.startswith("CPU against GPU"))
-    assert checks[0] == CHECK_COLUMNS and len(checks) == 2 + 2
-    assert timing[0] == TIMING_COLUMNS and [r[0] for r in timing[2:]] == [t.key for t in rows]
-    cells = dict(zip(TIMING_COLUMNS, timing[2], strict=True))
+    assert len(checks) == 2 + 2 and [r[0] for r in timing[2:]] == [t.key for t in rows]
+    cells = dict(zip(timing[0], timing[2], strict=True))
     assert cells["GPU result"] == f"[{tail['lower']:.4e}, {tail['upper']:.4e}]"
     assert cells["agree"] == "yes" and cells["CPU/GPU"].endswith("×")
     ratio = found["tail"]["cpu"]["seconds"] / found["tail"]["gpu"]["seconds"]
     assert math.isclose(float(cells["CPU/GPU"][:-1]), ratio, rel_tol=1e-2)
+
+
+def test_gpu_check_stops_when_the_device_backend_fails(tmp_path, monkeypatch):
+    """A doctor whose device side cannot run (say array-api-compat is missing) ends the check at once."""
+    from benchmarks import gpu_check
+
+    error = "ModuleNotFoundError: No module named 'array_api_compat'"
+    report = {
+        "gpus": ["device 0: a GPU"],
+        "parity": {"ok": False, "numpy": {"lower": 0.1, "upper": 0.2}, "cupy": {"error": error}},
+    }
+
+    def doctor(device, limit):
+        assert device == "cupy"
+        return {
+            "name": "gpu-rs doctor --json",
+            "limit": limit,
+            "seconds": 0.5,
+            "report": report,
+            "ok": False,
+            "result": error,
+        }
+
+    def never(*args, **kwargs):
+        raise AssertionError("ran after the device backend failed")
+
+    monkeypatch.setattr(gpu_check, "_doctor", doctor)
+    monkeypatch.setattr(gpu_check, "_pytest", never)
+    monkeypatch.setattr(gpu_check, "Runner", never)
+    assert gpu_check.run_check(str(tmp_path), "cupy") == 1
+    with open(tmp_path / gpu_check.JSON, encoding="utf-8") as fh:
+        res = json.load(fh)
+    assert res["finished"] and not res["ok"] and res["gpus"] == ["device 0: a GPU"] and res["timings"] == []
+    text = (tmp_path / gpu_check.MARKDOWN).read_text(encoding="utf-8")
+    assert "result: FAILED" in text and "array_api_compat" in text
