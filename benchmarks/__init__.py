@@ -15,4 +15,6 @@ measure
     Runs a task in a spawned child and measures wall time, peak RSS and tracemalloc peak.
 report
     Plain-text and Markdown tables.
+gpu_check
+    ``--gpu-check OUTDIR``: CuPy tests, the doctor's parity, CPU-against-GPU timings (issue 30).
 """

@@ -3,13 +3,15 @@
 Usage::
 
     python -m benchmarks [--quick] [--backend numpy] [--markdown FILE] [--json FILE]
+    python -m benchmarks --gpu-check OUTDIR
 
 Prints, for each case, the wall time, peak memory, Fourier terms / lattice points and the
 certified interval of the engine, next to Monte Carlo at equal wall time, naive repeated
 squaring on a grid, and the seed's 3σ rule; then whether the issue-4 targets hold, and two
 tables of cost growth (in ``N`` and in ``L``). ``--quick`` runs small cases in well under a
 minute (the smoke test uses it). Every measurement runs in a spawned child process; see
-:mod:`benchmarks.measure` for how time and memory are taken.
+:mod:`benchmarks.measure` for how time and memory are taken. ``--gpu-check OUTDIR`` runs only the
+GPU check of :mod:`benchmarks.gpu_check`.
 """
 
 from __future__ import annotations
@@ -487,11 +489,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--no-growth", action="store_true", help="skip the growth tables")
     parser.add_argument("--no-slow-tails", action="store_true", help="skip the slowest-tails table (full runs)")
+    parser.add_argument(
+        "--gpu-check",
+        metavar="OUTDIR",
+        help="only the GPU check (CuPy tests, doctor parity, CPU-against-GPU timings, < 8 min) into OUTDIR; "
+        "without a GPU one line and exit 0",
+    )
     args = parser.parse_args(None if argv is None else list(argv))
     fresh = (not args.quick) if args.fresh is None else args.fresh
     cmd = "python -m benchmarks" + (
         "" if argv is None and len(sys.argv) <= 1 else " " + " ".join(sys.argv[1:] if argv is None else list(argv))
     )
+    if args.gpu_check:
+        from .gpu_check import main as gpu_check
+
+        return gpu_check(args.gpu_check, cmd)
 
     start = time.perf_counter()
     res: dict[str, Any] = {

@@ -23,6 +23,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpu_rs.common.limits import MAX_CALIBRATION_SECONDS
+
 GB = 10**9
 
 ETA_3SIGMA = 1e-3
@@ -165,20 +167,51 @@ def growth_l(quick: bool) -> list[tuple[int, int]]:
 # Tasks (run in children; return plain JSON-ready dicts)
 
 
+def _scope(scope: str | None) -> dict[str, Any]:
+    """The ``scope`` keyword to pass: none for ``None`` (the library's default scope)."""
+    return {} if scope is None else {"scope": scope}
+
+
 def exact_tail(
-    n: int, bits: int, q: float, eps: float, backend: str, rel_width: float = 1e-3, scope: str = "forward"
+    n: int, bits: int, q: float, eps: float, backend: str, rel_width: float = 1e-3, scope: str | None = "forward"
 ) -> dict[str, Any]:
-    """:func:`gpu_rs.tail` as a dict."""
+    """:func:`gpu_rs.tail` as a dict (``scope=None``: the default scope)."""
     import gpu_rs
 
-    return gpu_rs.tail(n, bits, q, eps, scope=scope, rel_width=rel_width, backend=backend).to_dict()
+    return gpu_rs.tail(n, bits, q, eps, rel_width=rel_width, backend=backend, **_scope(scope)).to_dict()
 
 
-def calibration(n: int, bits: int, eps: float, eta: float, backend: str, q_tol: float = 1e-6) -> dict[str, Any]:
-    """:func:`gpu_rs.calibrate`, summarised."""
+def profile_deltas(n: int, bits: int, q: float, eps: list[float], backend: str, scope: str | None) -> dict[str, Any]:
+    """:func:`gpu_rs.privacy_profile`'s ``δ`` at each ``ε`` of ``eps`` (``scope=None``: the default scope)."""
     import gpu_rs
 
-    c = gpu_rs.calibrate(n, bits, eps, eta, scope="forward", q_tol=q_tol, backend=backend)
+    profile = gpu_rs.privacy_profile(n, bits, q, backend=backend, **_scope(scope))
+    found = profile.delta(eps)
+    return {
+        "eps": [d.eps for d in found],
+        "lower": [d.lower for d in found],
+        "upper": [d.upper for d in found],
+        "met": all(d.met for d in found),
+        "queries": sum(d.queries for d in found),
+        "scope": profile.scope,
+        "backend": profile.backend,
+    }
+
+
+def calibration(
+    n: int,
+    bits: int,
+    eps: float,
+    eta: float,
+    backend: str,
+    q_tol: float = 1e-6,
+    scope: str | None = "forward",
+    max_seconds: float = MAX_CALIBRATION_SECONDS,
+) -> dict[str, Any]:
+    """:func:`gpu_rs.calibrate`, summarised (``scope=None``: the default scope)."""
+    import gpu_rs
+
+    c = gpu_rs.calibrate(n, bits, eps, eta, q_tol=q_tol, backend=backend, max_seconds=max_seconds, **_scope(scope))
     t = c.tail
     three = c.three_sigma_tail
     return {
@@ -189,6 +222,7 @@ def calibration(n: int, bits: int, eps: float, eta: float, backend: str, q_tol: 
         "width": t.width,
         "met": t.met,
         "method": t.method,
+        "scope": t.scope,
         "backend": t.backend,
         "grid_points": max(s.grid_points for s in [t] + ([three] if three else [])),
         "steps": len(c.steps),

@@ -28,12 +28,15 @@ def _import_status(module: str) -> str:
     return str(getattr(mod, "__version__", "unknown"))
 
 
-def _cupy_status() -> tuple[Any, str]:
-    """Return ``(cupy module or None, one-line description)``."""
+def cupy_status() -> tuple[Any, str]:
+    """Return ``(cupy module or None, one-line description)``: the module where it sees a CUDA device."""
     try:
         import cupy
     except ImportError:
-        return None, "not installed (pip install 'gpu-rs[gpu]' on a machine with CUDA 12)"
+        return (
+            None,
+            "not installed (pip install 'gpu-rs[gpu]' with CUDA 12; with CUDA 13 cupy-cuda13x, array-api-compat)",
+        )
     except Exception as err:
         return None, f"fails to import ({type(err).__name__}: {err})"
     try:
@@ -85,7 +88,7 @@ def diagnose() -> dict[str, Any]:
     No GPU is not a failure. A failure is a package that cannot resolve its
     backend, or a GPU whose tail interval does not overlap NumPy's.
     """
-    cupy, status = _cupy_status()
+    cupy, status = cupy_status()
     report: dict[str, Any] = {
         "gpu_rs": package_version("gpu-rs"),
         "python": f"{platform.python_version()} ({sys.executable})",
