@@ -20,10 +20,15 @@ from gpu_rs.pairs import blanket, clones, every_pair, reduction
 
 @pytest.mark.parametrize(("n", "bits", "d", "q"), [(12, 3, 2, 0.2), (30, 2, 2, 0.25), (8, 3, 3, 0.15), (40, 3, 1, 0.3)])
 def test_graded_clone_delta_against_the_exact_reduced_pair(n, bits, d, q):
-    eps = np.array([-0.2, 0.05, 0.3, 0.8])
+    eps = np.array([-9.0, -0.2, 0.05, 0.3, 0.8])
     got = reduction.delta_upper(n, bits, q, d, eps)
     lo, hi = op.reduced_delta(n, bits, d, q, eps, kind="clone")
     assert np.all(got >= lo - 1e-12)
+    # the graded pair is a post-processing of the collapsed one, so the collapsed bound is above the exact δ too,
+    # also below every ratio (ε = −9), where it once gave 0
+    eps0 = d * math.log((1 - q) / q) * (1 + 1e-15)
+    collapsed = clones.reduced_deltas(n, clones.clone_probability(bits, q, d), eps0, eps)
+    assert np.all(collapsed >= lo - 1e-12), (collapsed, lo)
     # lattice rounding (step 2e-3 on atoms in (0, 2)) moves the threshold by little
     assert np.all(got <= hi + 0.02), (got, hi)
 
@@ -164,10 +169,23 @@ def test_collapsed_deltas_at_many_eps_are_the_scalar_floats():
     rng = np.random.default_rng(7)
     counts = [*range(40), 100, 999, 5000, 10**6]
     for eps0 in (0.05, 0.7, 3.0, 24.0):
-        eps = np.concatenate([rng.uniform(1e-9, 1.3 * eps0, 25), [eps0, np.nextafter(eps0, 0.0)]])
+        below = [-eps0 - 1.0, -eps0 * (1.0 + 1e-9), -0.5 * eps0]  # below every ratio of the pair, and between
+        eps = np.concatenate([rng.uniform(1e-9, 1.3 * eps0, 25), [eps0, np.nextafter(eps0, 0.0)], below])
         lam = np.array([math.exp(e) for e in eps])
         want = [[clones.given_clones(c, eps0, float(e)) for e in eps] for c in counts]
         assert clones.given_clones_many(counts, eps0, eps, lam).tolist() == want, eps0
+        # at ε < −ε₀ every output has P > e^ε Q: δ = 1 − e^ε exactly (it was 0 at every count)
+        for c in counts:
+            assert clones.given_clones(c, eps0, -eps0 - 1.0) >= -math.expm1(-eps0 - 1.0)
+
+
+@pytest.mark.parametrize(
+    ("n", "clone_prob", "eps0"), [(1000, 0.01, 1.0), (10**9, 0.002, 2.2), (5, 0.3, 0.5), (1, 0.1, 1.0)]
+)
+def test_reduced_deltas_are_the_scalar_floats(n, clone_prob, eps0):
+    eps = np.concatenate([np.linspace(-eps0 - 2.0, 1.3 * eps0, 40), [eps0, np.nextafter(eps0, 0.0)]])
+    want = [clones.reduced_delta(n, clone_prob, eps0, float(e)) for e in eps]
+    assert clones.reduced_deltas(n, clone_prob, eps0, eps).tolist() == want
 
 
 @pytest.mark.parametrize(("n", "bits", "q", "d", "eps"), [(1000, 5, 0.3, 5, 0.6), (10**5, 8, 0.3, 6, 1.0)])

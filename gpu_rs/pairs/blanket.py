@@ -212,6 +212,14 @@ def deltas(kern: Kernel, m_max: int, masses: np.ndarray | None = None, enough: f
     return out, work
 
 
+def reaches(n: int, bits: int, q: float, sigmas: float) -> bool:
+    """Whether the lattice (at most ``REPORTS`` reports) reaches the blanket counts ``C ~ Bin(N − 1, (2q)^L)``
+    takes, to ``sigmas`` standard deviations below their mean; above its reach it charges every count its
+    last value, which is then no better than the clone bounds (measured: equal at N >= 1e5, L = 2 … 8, ε₀ = 4)."""
+    mean = (n - 1) * blanket_probability(bits, q)
+    return mean - sigmas * math.sqrt(mean) <= REPORTS
+
+
 def delta_upper(
     n: int, bits: int, q: float, d: int, eps: float, enough: float = -1.0, *, settle: bool = False
 ) -> float:

@@ -67,12 +67,13 @@ def crossing(c: int, beta: float, lam: float) -> int:
     ``i = c + 1``, and exceeds ``λ`` where ``t > τ = (λβ − (1 − β))/(β − λ(1 − β))``. Where the
     denominator rounds to ``0`` or below, ``λ`` equals the largest ratio within round-off: ``τ`` is
     huge or the event is empty, so ``i* = c + 1`` (checked with its neighbours like any other ``i*``).
+    Below the smallest ratio ``(1 − β)/β`` (``ε < −ε₀``: ``τ < 0``) every ``i`` is in the event: ``i* = 0``.
     """
     below = beta - lam * (1.0 - beta)
     if below <= 0.0:
         return c + 1
     tau = (lam * beta - (1.0 - beta)) / below
-    return math.floor(tau * (c + 1) / (1.0 + tau)) + 1
+    return max(0, math.floor(tau * (c + 1) / (1.0 + tau)) + 1)
 
 
 def given_clones(c: int, eps0: float, eps: float) -> float:
@@ -141,7 +142,7 @@ def given_clones_many(counts: list[int], eps0: float, eps: np.ndarray, lam: np.n
     below = beta - lam * (1.0 - beta)
     tie = below <= 0.0  # see crossing(): the largest ratio is e^ε within round-off, i* = c + 1
     tau = (lam * beta - (1.0 - beta)) / np.where(tie, 1.0, below)
-    star = np.where(tie, c + 1, np.floor(tau * (c + 1).astype(float) / (1.0 + tau)).astype(np.int64) + 1)
+    star = np.where(tie, c + 1, np.maximum(0, np.floor(tau * (c + 1).astype(float) / (1.0 + tau)).astype(np.int64) + 1))
     best = np.zeros(star.shape)
     for j in (star - 1, star, star + 1):
         at = base + np.clip(j - lo + 1, 1, sizes[:, None] - 1)  # j − 1 at at − 1 and j at at (clipped at the ends)
@@ -171,6 +172,36 @@ def reduced_delta(n: int, clone_prob: float, eps0: float, eps: float) -> float:
         total += mass * (given_clones(start, eps0, eps) if mass > TRIVIAL else 1.0)
         start = stop
     return min(1.0, total * (1.0 + 4.0 * UNIT))
+
+
+def reduced_deltas(n: int, clone_prob: float, eps0: float, eps: np.ndarray) -> np.ndarray:
+    """:func:`reduced_delta` at every ``ε`` of ``eps``, the same floats: the blocks' values for every ``ε``
+    at once (:func:`given_clones_many`), added block by block in the same order."""
+    eps = np.asarray(eps, dtype=float)
+    live = eps < eps0
+    out = np.zeros(eps.shape)
+    if not live.any():
+        return out
+    e = eps[live]
+    lam = np.array([math.exp(x) for x in e.tolist()])  # as given_clones takes them
+    if n == 1 or clone_prob <= 0.0:
+        out[live] = given_clones_many([0], eps0, e, lam)[0]
+        return out
+    c_law = binomial(n - 1, clone_prob)
+    cdf = np.concatenate([[0.0], np.cumsum(c_law.pmf)])
+    blocks, start = [], c_law.lo
+    while start <= c_law.hi:
+        stop = min(c_law.hi + 1, start + max(1, int(BLOCK_SHARE * start)))
+        mass = float(cdf[stop - c_law.lo] - cdf[start - c_law.lo]) * (1.0 + c_law.rel + (stop - c_law.lo) * UNIT)
+        blocks.append((start, mass))
+        start = stop
+    heavy = [start for start, mass in blocks if mass > TRIVIAL]
+    values = iter(given_clones_many(heavy, eps0, e, lam) if heavy else ())
+    total = np.full(e.shape, OUTSIDE)
+    for _, mass in blocks:
+        total += mass * (next(values) if mass > TRIVIAL else 1.0)
+    out[live] = np.minimum(1.0, total * (1.0 + 4.0 * UNIT))
+    return out
 
 
 def delta_upper(

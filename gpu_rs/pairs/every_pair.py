@@ -25,7 +25,6 @@ profile followed by a tail reuse the lattices already computed.
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -57,7 +56,8 @@ class TailBound(NamedTuple):
     eps_step: float
     d: int
     method: str = "graded clone reduction"
-    """Which bound attains it: ``"graded clone reduction"``, ``"graded blanket"`` or ``"clone reduction"``."""
+    """Which bound attains it: ``"graded clone reduction"``, ``"graded blanket"``, ``"clone reduction"`` or
+    ``"stronger clone bound"``."""
 
 
 def spread_out(items: list[int]) -> list[int]:
@@ -108,42 +108,32 @@ class Curve:
             self.memo[key] = blanket.delta_upper(self.n, self.bits, self.q, d, eps, enough, settle=settle)
         return self.memo[key]
 
-    def _graded_reaches(self, d: int) -> bool:
-        """Whether the graded lattice reaches clone counts holding more than about 1e-15 of ``C``'s mass.
+    def collapsed(self, d: int, eps: np.ndarray) -> np.ndarray:
+        """The collapsed clone bound of distance ``d`` (:mod:`gpu_rs.pairs.clones`) at each ``ε``.
 
-        Above its reach the graded bound charges each count the collapsed value, so where ``C`` lies
-        (almost) entirely above it the graded bound is the collapsed one; skipping it there only
-        saves its convolutions (either bound is proven).
+        At ``d = L`` it is also the stronger clone bound, which covers every pair at every distance:
+        Feldman, McMillan and Talwar (2023) and Wang et al.'s variation-ratio bound with generic
+        parameters (PVLDB 2024) reduce any ``ε₀``-LDP randomizer, here ``ε₀ = L log(p/q)``, to this pair
+        with clone probability ``2/(e^ε₀ + 1) = p_L`` (docs/worst-case.md §8.7). Feldman, McMillan and
+        Talwar's numerical bound (2021) is the same pair with fewer clones, ``e^−ε₀ <= p_L``, never lower.
         """
-        clone_prob = clones.clone_probability(self.bits, self.q, d)
-        by_work = int(math.sqrt(reduction.WORK * reduction.GRID / (2.0 * (d + 1)))) + 1
-        mean = (self.n - 1) * clone_prob
-        return by_work >= mean - SKIP_SIGMAS * math.sqrt(mean * (1.0 - clone_prob)) - 1.0
-
-    def _blanket_reaches(self) -> bool:
-        """Whether the blanket's lattice (at most ``blanket.REPORTS`` reports) reaches the blanket counts
-        ``C ~ Bin(N − 1, (2q)^L)`` takes; above its reach it charges every count its last value, which is
-        then no better than the clone bounds (measured: equal at N >= 1e5, L = 2 … 8, ε₀ = 4)."""
-        mean = (self.n - 1) * blanket.blanket_probability(self.bits, self.q)
-        return mean - SKIP_SIGMAS * math.sqrt(mean) <= blanket.REPORTS
+        eps0 = d * -log_r(self.q) * (1.0 + 8.0 * UNIT)
+        return clones.reduced_deltas(self.n, clones.clone_probability(self.bits, self.q, d), eps0, eps)
 
     def clone_bounds(self, eps: np.ndarray) -> dict[int, np.ndarray]:
         """Per distance, the least of the clone bounds at each ``ε`` (``> 0``), for the distances that can
-        decide the maximum: the collapsed bound everywhere, lowered by the graded one where the collapsed
-        bound exceeds the running maximum and the graded lattice reaches the clone counts."""
-        collapsed = {}
-        lr = -log_r(self.q)
-        for d in self.distances(float(eps.min())):
-            p_d = clones.clone_probability(self.bits, self.q, d)
-            eps0 = d * lr * (1.0 + 8.0 * UNIT)
-            collapsed[d] = np.array([clones.reduced_delta(self.n, p_d, eps0, float(e)) for e in eps])
+        decide the maximum: the collapsed bound, never above the stronger clone bound (:meth:`collapsed`
+        at ``d = L``), lowered by the graded one where it exceeds the running maximum and the graded
+        lattice reaches the clone counts."""
+        collapsed = {d: self.collapsed(d, eps) for d in self.distances(float(eps.min()))}
+        stronger = collapsed.get(self.bits, np.zeros(eps.shape))  # no distance left: δ = 0 everywhere
         best = np.zeros(eps.shape)
         per_d = {}
         for d in sorted(collapsed, key=lambda k: -float(collapsed[k].max())):
-            per_d[d] = collapsed[d].copy()
+            per_d[d] = np.minimum(collapsed[d], stronger)
             if np.all(per_d[d] <= best):
                 continue  # the graded bound of d is at most its collapsed bound: it cannot raise the maximum
-            if self._graded_reaches(d):
+            if reduction.reaches(self.n, clones.clone_probability(self.bits, self.q, d), d, SKIP_SIGMAS):
                 raise_at = per_d[d] > best  # only there can the graded bound raise the maximum
                 graded = reduction.delta_upper(self.n, self.bits, self.q, d, eps[raise_at])
                 per_d[d][raise_at] = np.minimum(per_d[d][raise_at], graded)
@@ -171,7 +161,7 @@ class Curve:
         if not per_d:
             return np.zeros(eps.shape)
         lowered = {d: values.copy() for d, values in per_d.items()}
-        if self.uses_blanket and self._blanket_reaches():
+        if self.uses_blanket and blanket.reaches(self.n, self.bits, self.q, SKIP_SIGMAS):
             order = np.argsort(eps)
             count = eps.shape[0]
             picks = order if count <= ANCHORS else order[np.linspace(0, count - 1, ANCHORS).astype(int)]
@@ -283,6 +273,10 @@ class Curve:
         collapsed = clones.tail_upper(self.n, self.bits, self.q, eps, worst.bound)  # taken only below worst.bound
         if collapsed[0] < worst.bound:
             worst = TailBound(collapsed[0], collapsed[1], collapsed[2], "clone reduction")
+        stronger = self.collapsed(self.bits, grid) / factor * (1.0 + 8.0 * UNIT)  # every pair, every distance
+        i = int(np.argmin(stronger))
+        if stronger[i] < worst.bound:
+            worst = TailBound(float(stronger[i]), float(grid[i]), self.bits, "stronger clone bound")
         return worst
 
 

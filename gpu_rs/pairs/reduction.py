@@ -99,6 +99,18 @@ def reach(n: int, clone_prob: float, d: int) -> int:
     return max(0, min(by_work, by_mass, c_law.hi))
 
 
+def reaches(n: int, clone_prob: float, d: int, sigmas: float) -> bool:
+    """Whether the lattice reaches clone counts within ``sigmas`` standard deviations below ``C``'s mean.
+
+    Above its reach the graded bound charges each count the collapsed value, so where ``C`` lies
+    (almost) entirely above it the graded bound is the collapsed one; a caller may skip it there,
+    which only saves its convolutions (either bound is proven).
+    """
+    by_work = int(math.sqrt(WORK * GRID / (2.0 * (d + 1)))) + 1
+    mean = (n - 1) * clone_prob
+    return by_work >= mean - sigmas * math.sqrt(mean * (1.0 - clone_prob)) - 1.0
+
+
 def delta_upper(n: int, bits: int, q: float, d: int, eps: np.ndarray) -> np.ndarray:
     """Upper bounds on ``δ(ε)`` over every pair at distance ``d`` (either order), for each ``ε``.
 
