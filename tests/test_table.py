@@ -164,3 +164,116 @@ def test_interrupt_terminates_running_rows(tmp_path):
         run_rows(_sleepy_row, todo, {}, out, None, 2, interrupt, (0, 2))
     assert time.perf_counter() - start < 120  # the 600 s row was not waited for
     assert [r["n"] for r in read_rows(out)] == [1000]
+
+
+def _children(pid):
+    """Ids of the live (not zombie) processes whose parent is ``pid``, from /proc."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    state, parent = f.read().rsplit(")", 1)[1].split()[:2]
+            except OSError:
+                continue
+            if int(parent) == pid and state != "Z":
+                found.append(int(entry))
+    return found
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+SIGNAL_GRID = ["--n", ",".join(str(1000 + 100 * i) for i in range(12)), "--bits", "1", "--eps", "1", "--eta", "1e-3"]
+"""Twelve L = 1 rows of about half a second each: on two workers, most are still to do after the first."""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads the process table from /proc")
+@pytest.mark.parametrize(
+    ("sig", "status", "word"), [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")]
+)
+def test_signal_to_the_main_process_stops_the_table(tmp_path, sig, status, word):
+    """Issue 33 item 5: SIGINT or SIGTERM to the main process only (not its group) stops a table at
+    once with 130 or 143 and one line; the rows finished stay in the file and no worker is left."""
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "t.csv"
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    command = [sys.executable, "-m", "gpu_rs", "table", *SIGNAL_GRID, "--workers", "2", "--out", str(out)]
+    p = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    workers = set()
+    try:
+        deadline = time.monotonic() + 120
+        while len(read_rows(str(out)) if out.exists() else []) < 1:
+            assert p.poll() is None and time.monotonic() < deadline, p.communicate()
+            workers.update(_children(p.pid))
+            time.sleep(0.02)
+        workers.update(_children(p.pid))
+        sent = time.monotonic()
+        p.send_signal(sig)
+        stdout, stderr = p.communicate(timeout=30)
+        alive = [w for w in workers if _alive(w)]
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+        for w in workers:  # on failure, not left running
+            if _alive(w):
+                os.kill(w, signal.SIGKILL)
+    assert time.monotonic() - sent < 15  # promptly: the running rows were not waited for
+    assert p.returncode == status, stderr
+    assert stderr.splitlines()[-1] == f"gpu-rs: {word}" and "Traceback" not in stderr, stderr
+    assert stdout == ""
+    rows = read_rows(str(out))
+    assert 1 <= len(rows) < 12 and all(r["error"] is None and r["q"] is not None for r in rows)
+    assert workers and alive == []  # it ran local workers, and none of them outlives it
+
+
+def test_killed_local_worker_stops_the_run(tmp_path):
+    """A local worker killed mid-table: RuntimeError naming the rows saved; a rerun completes the file."""
+    out = str(tmp_path / "t.csv")
+    grid = {**GRID, "n": [1000, 2000, 3000, 4000], "eps": [1.0, 2.0]}
+
+    def kill_one(done, total, row):
+        if done == 1:
+            os.kill(_children(os.getpid())[0], signal.SIGKILL)
+
+    with pytest.raises(RuntimeError, match=r"worker process died .*status -9.* rows finished are in"):
+        gpu_rs.table(**grid, out=out, workers=2, progress=kill_one)
+    first = _keys(out)
+    assert 1 <= len(first) < 8 and len(set(first)) == len(first)
+    t = gpu_rs.table(**grid, out=out, workers=2)
+    assert (t.reused, t.computed) == (len(first), 8 - len(first))
+
+
+UNGUARDED = """
+import gpu_rs
+
+t = gpu_rs.table(n=[1000, 3000], bits=1, eps=1.0, eta=1e-2, q_tol=1e-4, workers=2, out="t.csv")
+print("rows", len(t.rows), sum(r["error"] is None for r in t.rows))
+"""
+
+
+def test_table_from_a_script_without_a_main_guard(tmp_path):
+    """Issue 33 item 6: the README's call in a plain script (no ``if __name__ == "__main__":``)
+    runs its rows on local workers, and the script runs once (workers never import it)."""
+    import subprocess
+    import sys
+
+    (tmp_path / "plain.py").write_text(UNGUARDED)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, "plain.py"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "rows 2 2\n"
+    _agree(read_rows(str(tmp_path / "t.csv")))

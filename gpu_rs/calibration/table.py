@@ -218,6 +218,13 @@ def table(
         If free memory cannot hold one local worker (before any row runs).
     RuntimeError
         If a worker process dies: the rows finished so far are in ``out``; a rerun computes the rest.
+    KeyboardInterrupt
+        On Ctrl-C (SIGINT), at once: the local workers are stopped, the rows finished are in ``out``.
+
+    Notes
+    -----
+    Local workers are fresh interpreters that import gpu_rs, never the calling script, so a
+    script needs no ``if __name__ == "__main__":`` guard (:mod:`gpu_rs.calibration.table_pool`).
     """
     start = time.perf_counter()
     settings = Grid(n, bits, eps, eta, delta, ratio, k, scope).settings()

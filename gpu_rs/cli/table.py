@@ -11,6 +11,7 @@ from typing import Any
 from gpu_rs.cli.arguments import checked, integer, named, out_file, target_check
 from gpu_rs.cli.output import EXIT_FAILURE, EXIT_OK, PROG, one_line
 from gpu_rs.cli.progress import isatty
+from gpu_rs.cli.signals import sigterm_raises
 from gpu_rs.common.limits import BACKEND_NAMES, MAX_BITS, MAX_K, MAX_N, SCOPES
 
 
@@ -134,32 +135,33 @@ def run(args: argparse.Namespace) -> int:
         executor = client.get_executor()
     bar = Bar(quiet=args.quiet)
     try:
-        t = table(
-            args.n,
-            args.bits,
-            eps=args.eps,
-            eta=args.eta,
-            delta=args.delta,
-            ratio=args.ratio,
-            k=args.k,
-            scope=args.scope,
-            out=args.out,
-            executor=executor,
-            workers=args.workers,
-            q_tol=args.q_tol,
-            rel_width=args.rel_width,
-            backend=args.backend,
-            progress=bar.update,
-            on_plan=bar.plan,
-        )
+        with sigterm_raises():  # SIGTERM stops the workers and exits 143, as Ctrl-C exits 130
+            t = table(
+                args.n,
+                args.bits,
+                eps=args.eps,
+                eta=args.eta,
+                delta=args.delta,
+                ratio=args.ratio,
+                k=args.k,
+                scope=args.scope,
+                out=args.out,
+                executor=executor,
+                workers=args.workers,
+                q_tol=args.q_tol,
+                rel_width=args.rel_width,
+                backend=args.backend,
+                progress=bar.update,
+                on_plan=bar.plan,
+            )
     except RuntimeError as err:  # a worker died: the rows done are saved
         bar.close()
         print(f"{PROG}: error: {one_line(err)}", file=sys.stderr)
         return EXIT_FAILURE
     finally:
+        bar.close()
         if client is not None:
             client.close()
-    bar.close()
     if args.markdown:
         with open(args.markdown, "w", encoding="utf-8") as f:
             f.write(markdown(t.rows))
@@ -195,6 +197,8 @@ class Bar:
         sys.stderr.flush()
 
     def close(self) -> None:
+        """Clear the progress line (once)."""
         if not self.quiet and self.tty:
             sys.stderr.write("\r\033[K")
             sys.stderr.flush()
+        self.quiet = True
