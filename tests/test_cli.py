@@ -339,3 +339,22 @@ def test_ci_runs_the_readme_test_command():
     assert ".venv/bin/pip install -e '.[test,plot,accounting,dask]' && .venv/bin/python -m pytest -q" in readme
     assert "install --quiet -e '.[test,plot,accounting,dask]'" in ci
     assert '/bin/python" -m pytest -q' in ci
+
+
+def test_profile_eps_of_delta_csv_holds_its_evidence(capsys, tmp_path):
+    """Issue 33 item 11: ``profile --delta D --csv F`` printed ``wrote F`` and wrote nothing. F now holds
+    delta(eps) at both ends of the eps(D) interval, each bracketing the exact delta (reference module)."""
+    from gpu_rs.reference.profile_exact import delta_one_bit
+
+    path = tmp_path / "p.csv"
+    argv = ["profile", "--n", "1000", "--bits", "1", "--q", "0.25", "--scope", "homogeneous", "--delta", "1e-6"]
+    code, out, _ = run(capsys, [*argv, "--csv", str(path), "--json", "--quiet"])
+    assert code == 0
+    found = json.loads(out)
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [float(r["eps"]) for r in rows] == [found["lower"], found["upper"]]
+    assert float(rows[0]["lower"]) > 1e-6 >= float(rows[1]["upper"])  # delta(lower) > D >= delta(upper)
+    for r in rows:
+        exact = [delta_one_bit(1000, 0.25, float(r["eps"]), forward) for forward in (True, False)]
+        assert float(r["lower"]) <= max(hi for _, hi in exact) and max(lo for lo, _ in exact) <= float(r["upper"])
