@@ -181,6 +181,11 @@ def _children(pid):
     return found
 
 
+def _cmdline(pid):
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        return f.read()
+
+
 def _alive(pid):
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -244,7 +249,8 @@ def test_killed_local_worker_stops_the_run(tmp_path):
 
     def kill_one(done, total, row):
         if done == 1:
-            os.kill(_children(os.getpid())[0], signal.SIGKILL)
+            workers = [w for w in _children(os.getpid()) if b"table_pool import serve" in _cmdline(w)]
+            os.kill(workers[0], signal.SIGKILL)
 
     with pytest.raises(RuntimeError, match=r"worker process died .*status -9.* rows finished are in"):
         gpu_rs.table(**grid, out=out, workers=2, progress=kill_one)

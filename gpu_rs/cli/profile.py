@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import csv
 import importlib.util
-import json
 import os
 import time
 from typing import Any
@@ -19,7 +18,7 @@ from gpu_rs.cli.arguments import (
     given,
     short,
 )
-from gpu_rs.cli.output import EXIT_OK
+from gpu_rs.cli.output import EXIT_OK, print_json
 from gpu_rs.cli.progress import Progress
 
 MAX_GRID = 10_000
@@ -123,7 +122,6 @@ def _grid(args: argparse.Namespace) -> list[float] | None:
 
 def run(args: argparse.Namespace) -> int:
     import gpu_rs
-    from gpu_rs.common.serialize import plain
     from gpu_rs.common.validation import check_k_one
 
     grid = _grid(args)
@@ -162,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
             out["deltas"] = [d.to_dict() for d in rows]
         else:
             out.update((rows[0] if grid is not None else found).to_dict())
-        print(json.dumps(plain(out), allow_nan=False))
+        print_json(out)
         return EXIT_OK
     print(f"privacy profile  n={prof.n}, bits={prof.bits}, q={short(prof.q)}")
     if grid is not None and len(rows) == 1:

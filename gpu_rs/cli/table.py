@@ -19,7 +19,10 @@ def listed(parse: Callable[[str], Any]) -> Callable[[str], list[Any]]:
     """A comma-separated list of values, each parsed by ``parse``."""
 
     def parse_list(text: str) -> list[Any]:
-        return [parse(part.strip()) for part in text.split(",") if part.strip()]
+        values = [parse(part.strip()) for part in text.split(",") if part.strip()]
+        if not values:
+            raise argparse.ArgumentTypeError(f"expected one value or more, comma-separated: got {text!r}")
+        return values
 
     parse_list.__name__ = f"list of {parse.__name__}"
     return parse_list
@@ -27,6 +30,8 @@ def listed(parse: Callable[[str], Any]) -> Callable[[str], list[Any]]:
 
 def scopes(text: str) -> list[str]:
     names = [part.strip() for part in text.split(",") if part.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"expected scopes among {', '.join(SCOPES)}: got {text!r}")
     for name in names:
         if name not in SCOPES:
             raise argparse.ArgumentTypeError(f"expected scopes among {', '.join(SCOPES)}, got {name!r}")
@@ -37,7 +42,7 @@ def register(sub: Any) -> None:
     """Add ``gpu-rs table`` to the subcommands."""
     p = sub.add_parser(
         "table",
-        help="one calibration per setting of a grid, to a CSV or JSON-lines file (resumable)",
+        help="one calibration per setting of a grid, to a CSV, JSON-lines or JSON file (resumable)",
         description="Calibrate q for every combination of the listed values (comma-separated), "
         "appending each row to --out as it finishes; a rerun computes only the missing rows. "
         "Rows whose setting is invalid or whose target no q meets are written with their error.",
@@ -89,7 +94,8 @@ def register(sub: Any) -> None:
         type=out_file("--out", (".csv", ".jsonl", ".json")),
         required=True,
         metavar="FILE",
-        help="rows file: .csv, or .jsonl/.json",
+        help="rows file: .csv, .jsonl (JSON lines) or .json (one JSON document); an existing file must be "
+        "a gpu_rs table of this schema",
     )
     p.add_argument(
         "--markdown", type=out_file("--markdown"), metavar="FILE", help="also write the whole table as Markdown"
@@ -123,7 +129,9 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from gpu_rs.calibration.table import table
-    from gpu_rs.calibration.table_file import markdown
+    from gpu_rs.calibration.table_file import check_file, markdown
+
+    check_file(args.out, "--out")  # a foreign or unreadable file is refused before any work
 
     executor, client = None, None
     if args.scheduler is not None:
