@@ -283,3 +283,120 @@ def test_table_from_a_script_without_a_main_guard(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout == "rows 2 2\n"
     _agree(read_rows(str(tmp_path / "t.csv")))
+
+
+def _agree_precision(rows):
+    """As :func:`_agree`, with each row's ``rel_width`` too."""
+    for r in rows:
+        c = gpu_rs.calibrate(
+            r["n"],
+            r["bits"],
+            r["eps"],
+            r["eta"],
+            scope=r["scope"],
+            k=r["k"],
+            q_tol=r["q_tol"],
+            rel_width=r["rel_width"],
+        )
+        assert (r["q"], r["lower"], r["upper"]) == (c.q, c.at_q.lower, c.at_q.upper), r
+
+
+def test_rows_are_keyed_by_q_tol_and_rel_width(tmp_path):
+    """Issue 33 (tables): a row computed with another q_tol or rel_width is computed again, not reused."""
+    out = str(tmp_path / "t.csv")
+    serial = ThreadPoolExecutor(1)
+    gpu_rs.table(**GRID, out=out, executor=serial)
+    t = gpu_rs.table(**{**GRID, "q_tol": 1e-3}, out=out, executor=serial)
+    assert (t.reused, t.computed) == (0, 2) and {r["q_tol"] for r in t.rows} == {1e-3}
+    t = gpu_rs.table(**GRID, rel_width=1e-2, out=out, executor=serial)
+    assert (t.reused, t.computed) == (0, 2) and {(r["q_tol"], r["rel_width"]) for r in t.rows} == {(1e-4, 1e-2)}
+    rows = read_rows(out)
+    assert len(rows) == 6 == len({row_key(r) for r in rows})
+    _agree_precision(rows)
+    assert gpu_rs.table(**GRID, rel_width=1e-2, out=out, executor=serial).reused == 2
+
+
+FOREIGN = [
+    pytest.param("t.csv", b"a,b\n1,2\n", "has the header", id="csv-header"),
+    pytest.param("t.jsonl", b'{"n": 1000}\nhello\n', "is not JSON", id="jsonl-text"),
+    pytest.param("t.jsonl", b'{"n": 1000, "bits": 1}\n', "does not hold table rows", id="jsonl-other-object"),
+    pytest.param("t.json", b"[1, 2]\n", "does not hold table rows", id="json-list"),
+    pytest.param("t.csv", b"\xff\xfe\x00bin", "cannot be read", id="binary"),
+]
+
+
+@pytest.mark.parametrize(("name", "content", "why"), FOREIGN)
+def test_a_foreign_out_file_is_refused_up_front(tmp_path, capsys, name, content, why):
+    """Issue 33 (tables): an out file that is not a gpu_rs table is refused before any work,
+    naming ``out`` (API) or ``--out`` (CLI, exit 2, one line), and left as it was."""
+    path = tmp_path / name
+    path.write_bytes(content)
+
+    def never(*args):
+        raise AssertionError("a row ran")
+
+    with pytest.raises(ValueError, match=r"^out must be .*" + why):
+        gpu_rs.table(**GRID, out=str(path), executor=ThreadPoolExecutor(1), progress=never)
+    argv = ["table", "--n", "1e3", "--bits", "1", "--eps", "1", "--eta", "1e-2", "--out", str(path)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("gpu-rs: error: --out must be") and why in err, err
+    assert path.read_bytes() == content
+
+
+@pytest.mark.parametrize(
+    "axes",
+    [
+        {"n": None},
+        {"n": []},
+        {"bits": ()},
+        {"eps": []},
+        {"eta": [None]},
+        {"scope": []},
+        {"k": None},
+    ],
+    ids=str,
+)
+def test_a_missing_or_empty_axis_is_refused(axes):
+    """Issue 33 (tables): ``table(n=None)`` (or any empty axis) raises ValueError naming it; no row runs."""
+    name = next(iter(axes))
+
+    def never(*args):
+        raise AssertionError("a row ran")
+
+    with pytest.raises(ValueError, match=rf"^{name} must be a value or a non-empty list"):
+        gpu_rs.table(**{**GRID, **axes}, executor=ThreadPoolExecutor(1), progress=never)
+
+
+@pytest.mark.parametrize("option", ["--n", "--bits", "--eps", "--eta", "--k", "--scope"])
+def test_cli_refuses_an_empty_list(capsys, tmp_path, option):
+    """Issue 33 (tables): ``--n ,`` is refused with exit 2 and one line naming the option."""
+    argv = {"--n": "1e3", "--bits": "1", "--eps": "1", "--eta": "1e-2", "--k": "1", "--scope": "homogeneous"}
+    argv[option] = ","
+    out = tmp_path / "t.csv"
+    assert main(["table", *[x for pair in argv.items() for x in pair], "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"gpu-rs: error: {option} ") and "','" in err, err
+    assert not out.exists()
+
+
+def test_json_out_is_one_json_document_with_schema_and_provenance(tmp_path):
+    """Issue 33 (tables): ``.json`` holds one JSON document (not JSON lines); every row of every
+    format carries the schema version and its provenance."""
+    from gpu_rs.common.provenance import package_version
+
+    path = tmp_path / "t.json"
+    serial = ThreadPoolExecutor(1)
+    gpu_rs.table(**GRID, out=str(path), executor=serial)
+    t = gpu_rs.table(**{**GRID, "n": [1000, 2000, 3000]}, out=str(path), executor=serial)
+    assert (t.reused, t.computed) == (2, 1)
+    document = json.loads(path.read_text())
+    assert document["schema"] == 1 and len(document["rows"]) == 3
+    _agree(read_rows(str(path)))
+    lines = tmp_path / "t.jsonl"
+    gpu_rs.table(**{**GRID, "eta": [1e-2, 2.0]}, out=str(lines), executor=serial)
+    records = [json.loads(line) for line in lines.read_text().splitlines()]
+    assert [r["schema"] for r in records] == [1] * 4
+    for row in [*document["rows"], *records, *read_rows(str(lines))]:
+        assert row["provenance"]["gpu_rs"] == package_version("gpu-rs"), row
+        assert row["provenance"]["backend"] in ("numpy", "auto"), row  # "auto" as asked, in an error row

@@ -15,13 +15,13 @@ from gpu_rs.cli.signals import sigterm_raises
 from gpu_rs.common.limits import BACKEND_NAMES, MAX_BITS, MAX_K, MAX_N, SCOPES
 
 
-def listed(parse: Callable[[str], Any]) -> Callable[[str], list[Any]]:
-    """A comma-separated list of values, each parsed by ``parse``."""
+def listed(option: str, parse: Callable[[str], Any]) -> Callable[[str], list[Any]]:
+    """A comma-separated list of one value or more for ``option``, each parsed by ``parse``."""
 
     def parse_list(text: str) -> list[Any]:
         values = [parse(part.strip()) for part in text.split(",") if part.strip()]
         if not values:
-            raise argparse.ArgumentTypeError(f"expected one value or more, comma-separated: got {text!r}")
+            raise argparse.ArgumentTypeError(f"{option} must be one value or more, comma-separated: got {text!r}")
         return values
 
     parse_list.__name__ = f"list of {parse.__name__}"
@@ -31,7 +31,7 @@ def listed(parse: Callable[[str], Any]) -> Callable[[str], list[Any]]:
 def scopes(text: str) -> list[str]:
     names = [part.strip() for part in text.split(",") if part.strip()]
     if not names:
-        raise argparse.ArgumentTypeError(f"expected scopes among {', '.join(SCOPES)}: got {text!r}")
+        raise argparse.ArgumentTypeError(f"--scope must be one scope or more among {', '.join(SCOPES)}: got {text!r}")
     for name in names:
         if name not in SCOPES:
             raise argparse.ArgumentTypeError(f"expected scopes among {', '.join(SCOPES)}, got {name!r}")
@@ -49,33 +49,38 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--n",
-        type=listed(checked("--n", integer(1, MAX_N), integer=True)),
+        type=listed("--n", checked("--n", integer(1, MAX_N), integer=True)),
         required=True,
         metavar="N,...",
         help="numbers of users",
     )
     p.add_argument(
         "--bits",
-        type=listed(checked("--bits", integer(1, MAX_BITS), integer=True)),
+        type=listed("--bits", checked("--bits", integer(1, MAX_BITS), integer=True)),
         required=True,
         metavar="L,...",
         help="bits per report",
     )
     eps = p.add_mutually_exclusive_group(required=True)
     eps.add_argument(
-        "--eps", type=listed(checked("--eps", named("check_eps"))), metavar="EPS,...", help="privacy levels"
+        "--eps", type=listed("--eps", checked("--eps", named("check_eps"))), metavar="EPS,...", help="privacy levels"
     )
     eps.add_argument(
-        "--ratio", type=listed(checked("--ratio", named("check_ratio"))), metavar="LAMBDA,...", help="thresholds e^EPS"
+        "--ratio",
+        type=listed("--ratio", checked("--ratio", named("check_ratio"))),
+        metavar="LAMBDA,...",
+        help="thresholds e^EPS",
     )
     target = p.add_mutually_exclusive_group(required=True)
-    target.add_argument("--eta", type=listed(checked("--eta", target_check())), metavar="ETA,...", help="tail targets")
     target.add_argument(
-        "--delta", type=listed(checked("--delta", target_check())), metavar="DELTA,...", help="delta targets"
+        "--eta", type=listed("--eta", checked("--eta", target_check())), metavar="ETA,...", help="tail targets"
+    )
+    target.add_argument(
+        "--delta", type=listed("--delta", checked("--delta", target_check())), metavar="DELTA,...", help="delta targets"
     )
     p.add_argument(
         "--k",
-        type=listed(checked("--k", integer(1, MAX_K), integer=True)),
+        type=listed("--k", checked("--k", integer(1, MAX_K), integer=True)),
         default=[1],
         metavar="K,...",
         help="reports per user",
