@@ -7,6 +7,7 @@ import io
 import json
 import math
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -364,21 +365,7 @@ JSON_COMMANDS = [
     pytest.param([*TAIL, "--scope", "homogeneous"], True, id="tail"),
     pytest.param(CALIBRATE, True, id="calibrate-eta"),
     pytest.param(
-        [
-            "calibrate",
-            "--n",
-            "1000",
-            "--bits",
-            "1",
-            "--eps",
-            "0.5",
-            "--delta",
-            "1e-6",
-            "--q-tol",
-            "1e-3",
-            "--scope",
-            "homogeneous",
-        ],
+        shlex.split("calibrate --n 1000 --bits 1 --eps 0.5 --delta 1e-6 --q-tol 1e-3 --scope homogeneous"),
         True,
         id="calibrate-delta",
     ),

@@ -14,6 +14,9 @@ from gpu_rs.cli.progress import isatty
 from gpu_rs.cli.signals import sigterm_raises
 from gpu_rs.common.limits import BACKEND_NAMES, MAX_BITS, MAX_K, MAX_N, SCOPES
 
+TABLE_OPTIONS = ("eps", "eta", "delta", "ratio", "k", "scope", "out", "workers", "q_tol", "rel_width", "backend")
+"""The options passed to :func:`gpu_rs.table` as they are named there."""
+
 
 def listed(option: str, parse: Callable[[str], Any]) -> Callable[[str], list[Any]]:
     """A comma-separated list of one value or more for ``option``, each parsed by ``parse``."""
@@ -152,20 +155,10 @@ def run(args: argparse.Namespace) -> int:
             t = table(
                 args.n,
                 args.bits,
-                eps=args.eps,
-                eta=args.eta,
-                delta=args.delta,
-                ratio=args.ratio,
-                k=args.k,
-                scope=args.scope,
-                out=args.out,
                 executor=executor,
-                workers=args.workers,
-                q_tol=args.q_tol,
-                rel_width=args.rel_width,
-                backend=args.backend,
                 progress=bar.update,
                 on_plan=bar.plan,
+                **{name: getattr(args, name) for name in TABLE_OPTIONS},
             )
     except RuntimeError as err:  # a worker died: the rows done are saved
         bar.close()
