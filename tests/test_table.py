@@ -400,3 +400,15 @@ def test_json_out_is_one_json_document_with_schema_and_provenance(tmp_path):
     for row in [*document["rows"], *records, *read_rows(str(lines))]:
         assert row["provenance"]["gpu_rs"] == package_version("gpu-rs"), row
         assert row["provenance"]["backend"] in ("numpy", "auto"), row  # "auto" as asked, in an error row
+
+
+@pytest.mark.parametrize("name", ["t.csv", "t.jsonl", "t.json"])
+def test_numpy_settings_are_written(tmp_path, name):
+    """A grid of NumPy numbers is written to every format (JSON has no NumPy types) and read back."""
+    import numpy as np
+
+    out = str(tmp_path / name)
+    t = gpu_rs.table(n=np.array([1000]), bits=np.int64(1), eps=np.float64(1.0), eta=1e-2, q_tol=1e-4, out=out)
+    assert t.computed == 1 and t.rows[0]["error"] is None
+    assert [(r["n"], r["bits"], r["eps"]) for r in read_rows(out)] == [(1000, 1, 1.0)]
+    _agree(read_rows(out))

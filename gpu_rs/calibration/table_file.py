@@ -20,6 +20,7 @@ import os
 from typing import IO, Any, cast
 
 from gpu_rs.common.provenance import SCHEMA, versioned
+from gpu_rs.common.serialize import plain
 
 KEY = ("n", "bits", "eps", "eta", "delta", "k", "scope", "q_tol", "rel_width")
 """The columns that name a row: its setting and the options that change its numbers."""
@@ -187,16 +188,16 @@ class RowWriter:
 
 
 def _record(row: dict[str, Any]) -> dict[str, Any]:
-    """A row as a JSON object's fields (non-finite numbers as null)."""
-    return {c: _plain(row.get(c)) for c in COLUMNS}
+    """A row as a JSON object's fields: plain Python values, non-finite numbers as null."""
+    return {c: plain(_finite(row.get(c))) for c in COLUMNS}
 
 
-def _plain(v: Any) -> Any:
+def _finite(v: Any) -> Any:
     return None if isinstance(v, float) and not math.isfinite(v) else v
 
 
 def _cell(v: Any) -> str:
-    return repr(v) if isinstance(v, float) else json.dumps(v) if isinstance(v, dict) else str(v)
+    return repr(float(v)) if isinstance(v, float) else json.dumps(plain(v)) if isinstance(v, dict) else str(v)
 
 
 def markdown(rows: list[dict[str, Any]]) -> str:
