@@ -53,11 +53,13 @@ this list (``tests/test_architecture.py`` checks it). Read the first file named 
     search shared by both targets), ``dips.py`` (one bit: the tail's pieces in ``q`` and their
     proven floors, which replace the scan for dips), ``profile_target.py`` (calibration to ``δ``),
     ``table.py``, ``table_file.py`` and ``table_pool.py`` (one calibration per row of a grid,
-    resumable, on a pool that an interrupt stops at once),
+    resumable, on worker interpreters that never import the caller's script and that an
+    interrupt stops at once),
     ``results.py``.
 ``cli/``
     The ``gpu-rs`` program: ``main.py`` first, one module per subcommand,
-    ``arguments.py``, ``output.py``, ``progress.py``, ``doctor.py``.
+    ``arguments.py``, ``output.py``, ``progress.py``, ``signals.py`` (SIGTERM as an exception,
+    exit statuses 130 and 143), ``doctor.py``.
 ``reference/``
     Code kept only for comparison and tests, never imported by the product: the generic
     shuffle bounds (FMT, variation-ratio, blanket), dp_accounting on the exact one-bit pmf,

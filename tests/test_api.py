@@ -79,7 +79,7 @@ def test_a_small_term_budget_is_honest_about_the_width():
 def test_results_serialize_to_json():
     c = gpu_rs.calibrate(1000, 5, math.log(2), 0.01, backend="numpy", q_tol=1e-4, scope="forward")
     d = json.loads(json.dumps(c.to_dict()))
-    assert d["q"] == c.q and d["tail"]["upper"] <= 0.01
-    assert set(d) >= {"q", "tail", "three_sigma_q", "three_sigma_tail", "local_dp_q", "sigma_calibrated", "monotone"}
+    assert d["q"] == c.q and d["at_q"]["upper"] <= 0.01
+    assert set(d) >= {"q", "at_q", "three_sigma_q", "three_sigma_tail", "local_dp_q", "sigma_calibrated", "monotone"}
     r = gpu_rs.ratio_distribution(1000, 5, 0.2446, backend="numpy", buckets=64)
     assert len(json.loads(json.dumps(r.to_dict()))["values"]) == 64

@@ -265,10 +265,11 @@ def test_calibration_fields(gpu_rs):
     assert c.sigma_calibrated == pytest.approx(gpu_rs.precision_sigma(n, c.q), rel=1e-14)
     assert c.sigma_local_dp == pytest.approx(gpu_rs.precision_sigma(n, c.local_dp_q), rel=1e-14)
     assert c.sigma_calibrated < c.sigma_local_dp
-    assert c.tail.q == c.q
+    assert c.at_q.q == c.q and c.tail is c.at_q  # tail: the documented alias
     d = c.to_dict()
     json.dumps(d)
-    for key in ("q", "tail", "steps", "monotone", "violations", "three_sigma_q", "local_dp_q", "notes"):
+    assert "tail" not in d  # one key for the bound at q, as a δ calibration's (docs/json-schema.md)
+    for key in ("q", "at_q", "steps", "monotone", "violations", "three_sigma_q", "local_dp_q", "notes"):
         assert key in d
     assert "Calibration(" in repr(c)
 

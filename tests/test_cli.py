@@ -7,6 +7,7 @@ import io
 import json
 import math
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -131,7 +132,7 @@ def test_tail_json_matches_the_api(capsys):
     assert code == 0
     got = json.loads(out)
     want = gpu_rs.tail(N, BITS, Q, EPS).to_dict()
-    assert set(got) == set(want)
+    assert set(got) == {"schema", *want}
     for key in ("n", "bits", "q", "eps", "inclusive", "met", "method", "backend"):
         assert got[key] == want[key], key
     for key in ("lower", "estimate", "upper"):
@@ -184,10 +185,10 @@ def test_calibrate_json_matches_the_api(capsys):
     got = json.loads(out)
     c = gpu_rs.calibrate(N, BITS, EPS, 0.02, q_tol=1e-4, scope="homogeneous")
     want = c.to_dict()
-    assert set(got) == set(want)
+    assert set(got) == {"schema", *want}
     assert got["q"] == pytest.approx(c.q, rel=1e-12)
-    assert got["tail"]["upper"] <= 0.02
-    assert set(got["tail"]) == set(c.tail.to_dict())
+    assert got["at_q"]["upper"] <= 0.02
+    assert set(got["at_q"]) == set(c.at_q.to_dict())
 
 
 def test_calibrate_prints_steps_and_a_table(capsys):
@@ -262,7 +263,7 @@ def test_pmf_threshold_and_json(capsys):
     code, out, _ = run(capsys, [*PMF, "--buckets", "6", "--json"])
     assert code == 0
     got = json.loads(out)
-    assert set(got) == set(gpu_rs.ratio_distribution(N, BITS, Q, buckets=6).to_dict())
+    assert set(got) == {"schema", *gpu_rs.ratio_distribution(N, BITS, Q, buckets=6).to_dict()}
 
 
 def test_pmf_plot_writes_a_png(capsys, tmp_path):
@@ -339,3 +340,55 @@ def test_ci_runs_the_readme_test_command():
     assert ".venv/bin/pip install -e '.[test,plot,accounting,dask]' && .venv/bin/python -m pytest -q" in readme
     assert "install --quiet -e '.[test,plot,accounting,dask]'" in ci
     assert '/bin/python" -m pytest -q' in ci
+
+
+def test_profile_eps_of_delta_csv_holds_its_evidence(capsys, tmp_path):
+    """Issue 33 item 11: ``profile --delta D --csv F`` printed ``wrote F`` and wrote nothing. F now holds
+    delta(eps) at both ends of the eps(D) interval, each bracketing the exact delta (reference module)."""
+    from gpu_rs.reference.profile_exact import delta_one_bit
+
+    path = tmp_path / "p.csv"
+    argv = ["profile", "--n", "1000", "--bits", "1", "--q", "0.25", "--scope", "homogeneous", "--delta", "1e-6"]
+    code, out, _ = run(capsys, [*argv, "--csv", str(path), "--json", "--quiet"])
+    assert code == 0
+    found = json.loads(out)
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [float(r["eps"]) for r in rows] == [found["lower"], found["upper"]]
+    assert float(rows[0]["lower"]) > 1e-6 >= float(rows[1]["upper"])  # delta(lower) > D >= delta(upper)
+    for r in rows:
+        exact = [delta_one_bit(1000, 0.25, float(r["eps"]), forward) for forward in (True, False)]
+        assert float(r["lower"]) <= max(hi for _, hi in exact) and max(lo for lo, _ in exact) <= float(r["upper"])
+
+
+JSON_COMMANDS = [
+    pytest.param([*TAIL, "--scope", "homogeneous"], True, id="tail"),
+    pytest.param(CALIBRATE, True, id="calibrate-eta"),
+    pytest.param(
+        shlex.split("calibrate --n 1000 --bits 1 --eps 0.5 --delta 1e-6 --q-tol 1e-3 --scope homogeneous"),
+        True,
+        id="calibrate-delta",
+    ),
+    pytest.param([*PMF, "--buckets", "6"], True, id="pmf"),
+    pytest.param(["profile", "--n", "1000", "--bits", "1", "--q", "0.25", "--eps", "0.5"], True, id="profile"),
+    pytest.param(["doctor"], False, id="doctor"),
+]
+
+
+@pytest.mark.parametrize(("argv", "has_provenance"), JSON_COMMANDS)
+def test_every_json_output_has_the_schema_version_and_provenance(capsys, argv, has_provenance):
+    """Issue 33 (schemas): every command's JSON object starts with ``"schema": 1`` (docs/json-schema.md)
+    and carries the provenance of its numbers; both calibrations name their bound ``at_q``."""
+    from gpu_rs.common.provenance import package_version
+
+    code, out, err = run(capsys, [*argv, "--json", *(["--quiet"] if argv[0] != "doctor" else [])])
+    assert code == 0, err
+    got = json.loads(out)
+    assert next(iter(got)) == "schema" and got["schema"] == 1
+    if has_provenance:
+        assert got["provenance"]["gpu_rs"] == package_version("gpu-rs")
+        assert got["provenance"]["backend"] == got["backend"]
+    if argv[0] == "calibrate":
+        assert "tail" not in got and got["at_q"]["upper"] <= float(
+            argv[argv.index("--eta" if "--eta" in argv else "--delta") + 1]
+        )

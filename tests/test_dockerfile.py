@@ -272,3 +272,39 @@ def test_dockerignore() -> None:
     for name in needed:
         hits = [p for p in patterns if fnmatch.fnmatch(name, p)]
         assert not hits, f".dockerignore excludes {name} (pattern {hits[0]!r})"
+
+
+def _distribution(requirement: str) -> str:
+    """The distribution a requirement names, normalised (``"dp-accounting>=0.4"`` -> ``"dp-accounting"``)."""
+    return re.split(r"[\s<>=!~\[;]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+
+
+def test_the_test_extra_installs_what_the_tests_import(project):
+    """Every third-party module a test file imports at its top level is a dependency or in the
+    ``test`` extra (issue 33: tests/test_extreme.py imported mpmath, which no extra named)."""
+    import ast
+    import sys
+    from importlib.metadata import packages_distributions
+
+    local = {p.stem for p in (ROOT / "tests").glob("*.py")} | {
+        "gpu_rs",
+        "cpu_fallback",
+        "benchmarks",
+        "scripts",
+        "tests",
+    }
+    declared = {_distribution(r) for r in [*project["dependencies"], *project["optional-dependencies"]["test"]]}
+    owners = packages_distributions()
+    missing = []
+    for path in sorted((ROOT / "tests").glob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Import):
+                modules = {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                modules = {node.module.split(".")[0]}
+            else:
+                continue
+            for module in sorted(modules - local - set(sys.stdlib_module_names)):
+                if not {_distribution(d) for d in owners.get(module, [module])} & declared:
+                    missing.append(f"{path.name}: {module}")
+    assert missing == [], f"imported by tests but in neither the dependencies nor the test extra: {missing}"

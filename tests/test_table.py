@@ -164,3 +164,251 @@ def test_interrupt_terminates_running_rows(tmp_path):
         run_rows(_sleepy_row, todo, {}, out, None, 2, interrupt, (0, 2))
     assert time.perf_counter() - start < 120  # the 600 s row was not waited for
     assert [r["n"] for r in read_rows(out)] == [1000]
+
+
+def _children(pid):
+    """Ids of the live (not zombie) processes whose parent is ``pid``, from /proc."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    state, parent = f.read().rsplit(")", 1)[1].split()[:2]
+            except OSError:
+                continue
+            if int(parent) == pid and state != "Z":
+                found.append(int(entry))
+    return found
+
+
+def _cmdline(pid):
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        return f.read()
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+SIGNAL_GRID = ["--n", ",".join(str(1000 + 100 * i) for i in range(12)), "--bits", "1", "--eps", "1", "--eta", "1e-3"]
+"""Twelve L = 1 rows of about half a second each: on two workers, most are still to do after the first."""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads the process table from /proc")
+@pytest.mark.parametrize(
+    ("sig", "status", "word"), [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")]
+)
+def test_signal_to_the_main_process_stops_the_table(tmp_path, sig, status, word):
+    """Issue 33 item 5: SIGINT or SIGTERM to the main process only (not its group) stops a table at
+    once with 130 or 143 and one line; the rows finished stay in the file and no worker is left."""
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "t.csv"
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    command = [sys.executable, "-m", "gpu_rs", "table", *SIGNAL_GRID, "--workers", "2", "--out", str(out)]
+    p = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    workers = set()
+    try:
+        deadline = time.monotonic() + 120
+        while len(read_rows(str(out)) if out.exists() else []) < 1:
+            assert p.poll() is None and time.monotonic() < deadline, p.communicate()
+            workers.update(_children(p.pid))
+            time.sleep(0.02)
+        workers.update(_children(p.pid))
+        sent = time.monotonic()
+        p.send_signal(sig)
+        stdout, stderr = p.communicate(timeout=30)
+        alive = [w for w in workers if _alive(w)]
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+        for w in workers:  # on failure, not left running
+            if _alive(w):
+                os.kill(w, signal.SIGKILL)
+    assert time.monotonic() - sent < 15  # promptly: the running rows were not waited for
+    assert p.returncode == status, stderr
+    assert stderr.splitlines()[-1] == f"gpu-rs: {word}" and "Traceback" not in stderr, stderr
+    assert stdout == ""
+    rows = read_rows(str(out))
+    assert 1 <= len(rows) < 12 and all(r["error"] is None and r["q"] is not None for r in rows)
+    assert workers and alive == []  # it ran local workers, and none of them outlives it
+
+
+def test_killed_local_worker_stops_the_run(tmp_path):
+    """A local worker killed mid-table: RuntimeError naming the rows saved; a rerun completes the file."""
+    out = str(tmp_path / "t.csv")
+    grid = {**GRID, "n": [1000, 2000, 3000, 4000], "eps": [1.0, 2.0]}
+
+    def kill_one(done, total, row):
+        if done == 1:
+            workers = [w for w in _children(os.getpid()) if b"table_pool import serve" in _cmdline(w)]
+            os.kill(workers[0], signal.SIGKILL)
+
+    with pytest.raises(RuntimeError, match=r"worker process died .*status -9.* rows finished are in"):
+        gpu_rs.table(**grid, out=out, workers=2, progress=kill_one)
+    first = _keys(out)
+    assert 1 <= len(first) < 8 and len(set(first)) == len(first)
+    t = gpu_rs.table(**grid, out=out, workers=2)
+    assert (t.reused, t.computed) == (len(first), 8 - len(first))
+
+
+UNGUARDED = """
+import gpu_rs
+
+t = gpu_rs.table(n=[1000, 3000], bits=1, eps=1.0, eta=1e-2, q_tol=1e-4, workers=2, out="t.csv")
+print("rows", len(t.rows), sum(r["error"] is None for r in t.rows))
+"""
+
+
+def test_table_from_a_script_without_a_main_guard(tmp_path):
+    """Issue 33 item 6: the README's call in a plain script (no ``if __name__ == "__main__":``)
+    runs its rows on local workers, and the script runs once (workers never import it)."""
+    import subprocess
+    import sys
+
+    (tmp_path / "plain.py").write_text(UNGUARDED)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, "plain.py"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "rows 2 2\n"
+    _agree(read_rows(str(tmp_path / "t.csv")))
+
+
+def _agree_precision(rows):
+    """As :func:`_agree`, with each row's ``rel_width`` too."""
+    for r in rows:
+        c = gpu_rs.calibrate(
+            r["n"],
+            r["bits"],
+            r["eps"],
+            r["eta"],
+            scope=r["scope"],
+            k=r["k"],
+            q_tol=r["q_tol"],
+            rel_width=r["rel_width"],
+        )
+        assert (r["q"], r["lower"], r["upper"]) == (c.q, c.at_q.lower, c.at_q.upper), r
+
+
+def test_rows_are_keyed_by_q_tol_and_rel_width(tmp_path):
+    """Issue 33 (tables): a row computed with another q_tol or rel_width is computed again, not reused."""
+    out = str(tmp_path / "t.csv")
+    serial = ThreadPoolExecutor(1)
+    gpu_rs.table(**GRID, out=out, executor=serial)
+    t = gpu_rs.table(**{**GRID, "q_tol": 1e-3}, out=out, executor=serial)
+    assert (t.reused, t.computed) == (0, 2) and {r["q_tol"] for r in t.rows} == {1e-3}
+    t = gpu_rs.table(**GRID, rel_width=1e-2, out=out, executor=serial)
+    assert (t.reused, t.computed) == (0, 2) and {(r["q_tol"], r["rel_width"]) for r in t.rows} == {(1e-4, 1e-2)}
+    rows = read_rows(out)
+    assert len(rows) == 6 == len({row_key(r) for r in rows})
+    _agree_precision(rows)
+    assert gpu_rs.table(**GRID, rel_width=1e-2, out=out, executor=serial).reused == 2
+
+
+FOREIGN = [
+    pytest.param("t.csv", b"a,b\n1,2\n", "has the header", id="csv-header"),
+    pytest.param("t.jsonl", b'{"n": 1000}\nhello\n', "is not JSON", id="jsonl-text"),
+    pytest.param("t.jsonl", b'{"n": 1000, "bits": 1}\n', "does not hold table rows", id="jsonl-other-object"),
+    pytest.param("t.json", b"[1, 2]\n", "does not hold table rows", id="json-list"),
+    pytest.param("t.csv", b"\xff\xfe\x00bin", "cannot be read", id="binary"),
+]
+
+
+@pytest.mark.parametrize(("name", "content", "why"), FOREIGN)
+def test_a_foreign_out_file_is_refused_up_front(tmp_path, capsys, name, content, why):
+    """Issue 33 (tables): an out file that is not a gpu_rs table is refused before any work,
+    naming ``out`` (API) or ``--out`` (CLI, exit 2, one line), and left as it was."""
+    path = tmp_path / name
+    path.write_bytes(content)
+
+    def never(*args):
+        raise AssertionError("a row ran")
+
+    with pytest.raises(ValueError, match=r"^out must be .*" + why):
+        gpu_rs.table(**GRID, out=str(path), executor=ThreadPoolExecutor(1), progress=never)
+    argv = ["table", "--n", "1e3", "--bits", "1", "--eps", "1", "--eta", "1e-2", "--out", str(path)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("gpu-rs: error: --out must be") and why in err, err
+    assert path.read_bytes() == content
+
+
+@pytest.mark.parametrize(
+    "axes",
+    [
+        {"n": None},
+        {"n": []},
+        {"bits": ()},
+        {"eps": []},
+        {"eta": [None]},
+        {"scope": []},
+        {"k": None},
+    ],
+    ids=str,
+)
+def test_a_missing_or_empty_axis_is_refused(axes):
+    """Issue 33 (tables): ``table(n=None)`` (or any empty axis) raises ValueError naming it; no row runs."""
+    name = next(iter(axes))
+
+    def never(*args):
+        raise AssertionError("a row ran")
+
+    with pytest.raises(ValueError, match=rf"^{name} must be a value or a non-empty list"):
+        gpu_rs.table(**{**GRID, **axes}, executor=ThreadPoolExecutor(1), progress=never)
+
+
+@pytest.mark.parametrize("option", ["--n", "--bits", "--eps", "--eta", "--k", "--scope"])
+def test_cli_refuses_an_empty_list(capsys, tmp_path, option):
+    """Issue 33 (tables): ``--n ,`` is refused with exit 2 and one line naming the option."""
+    argv = {"--n": "1e3", "--bits": "1", "--eps": "1", "--eta": "1e-2", "--k": "1", "--scope": "homogeneous"}
+    argv[option] = ","
+    out = tmp_path / "t.csv"
+    assert main(["table", *[x for pair in argv.items() for x in pair], "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"gpu-rs: error: {option} ") and "','" in err, err
+    assert not out.exists()
+
+
+def test_json_out_is_one_json_document_with_schema_and_provenance(tmp_path):
+    """Issue 33 (tables): ``.json`` holds one JSON document (not JSON lines); every row of every
+    format carries the schema version and its provenance."""
+    from gpu_rs.common.provenance import package_version
+
+    path = tmp_path / "t.json"
+    serial = ThreadPoolExecutor(1)
+    gpu_rs.table(**GRID, out=str(path), executor=serial)
+    t = gpu_rs.table(**{**GRID, "n": [1000, 2000, 3000]}, out=str(path), executor=serial)
+    assert (t.reused, t.computed) == (2, 1)
+    document = json.loads(path.read_text())
+    assert document["schema"] == 1 and len(document["rows"]) == 3
+    _agree(read_rows(str(path)))
+    lines = tmp_path / "t.jsonl"
+    gpu_rs.table(**{**GRID, "eta": [1e-2, 2.0]}, out=str(lines), executor=serial)
+    records = [json.loads(line) for line in lines.read_text().splitlines()]
+    assert [r["schema"] for r in records] == [1] * 4
+    for row in [*document["rows"], *records, *read_rows(str(lines))]:
+        assert row["provenance"]["gpu_rs"] == package_version("gpu-rs"), row
+        assert row["provenance"]["backend"] in ("numpy", "auto"), row  # "auto" as asked, in an error row
+
+
+@pytest.mark.parametrize("name", ["t.csv", "t.jsonl", "t.json"])
+def test_numpy_settings_are_written(tmp_path, name):
+    """A grid of NumPy numbers is written to every format (JSON has no NumPy types) and read back."""
+    import numpy as np
+
+    out = str(tmp_path / name)
+    t = gpu_rs.table(n=np.array([1000]), bits=np.int64(1), eps=np.float64(1.0), eta=1e-2, q_tol=1e-4, out=out)
+    assert t.computed == 1 and t.rows[0]["error"] is None
+    assert [(r["n"], r["bits"], r["eps"]) for r in read_rows(out)] == [(1000, 1, 1.0)]
+    _agree(read_rows(out))

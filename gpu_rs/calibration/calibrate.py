@@ -199,7 +199,7 @@ def calibrate(
         scope=final.scope,
         k=final.k,
         guarantee=final.guarantee,
-        tail=final,
+        at_q=final,
         q_tol=q_tol,
         steps=query.steps,
         monotone=not violations,

@@ -77,27 +77,33 @@ class CalibrationResult(ToDict):
 
 @dataclass(frozen=True, kw_only=True)
 class Calibration(CalibrationResult):
-    """Calibration to sufficient DP: certified ``P[R > e^eps] <= eta`` at ``q`` (``tail.upper <= eta``).
+    """Calibration to sufficient DP: certified ``P[R > e^eps] <= eta`` at ``q`` (``at_q.upper <= eta``).
 
     Attributes
     ----------
     eta : float
         The target tail.
-    tail : TailBound
-        The certified tail at ``q``.
+    at_q : TailBound
+        The certified tail at ``q`` (the key ``at_q`` of :class:`ProfileCalibration` too; ``tail`` is
+        an alias kept for code written before JSON schema 1).
     three_sigma_q, three_sigma_tail, sigma_three_sigma
         The seed's 3σ rule's ``q``, its certified tail and ``σ(d̂)`` (``None`` where the rule has no solution).
     """
 
     eta: float
-    tail: TailBound
+    at_q: TailBound
     three_sigma_q: float | None
     three_sigma_tail: TailBound | None
     sigma_three_sigma: float | None
 
+    @property
+    def tail(self) -> TailBound:
+        """Alias of :attr:`at_q` (its name before JSON schema 1; not in ``to_dict()``)."""
+        return self.at_q
+
     def _claim(self) -> str:
         return (
-            f"P[R > {math.exp(self.eps):.6g}] <= {self.eta:g}: tail in [{self.tail.lower:.6e}, {self.tail.upper:.6e}]"
+            f"P[R > {math.exp(self.eps):.6g}] <= {self.eta:g}: tail in [{self.at_q.lower:.6e}, {self.at_q.upper:.6e}]"
         )
 
     def _extra(self) -> str:

@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpu_rs.calibration.calibrate import calibrate
-from gpu_rs.calibration.results import Calibration
 from gpu_rs.calibration.table_file import COLUMNS, file_format, read_rows, row_key
 from gpu_rs.calibration.table_pool import run_rows
 from gpu_rs.common.backend import host_free_memory
 from gpu_rs.common.errors import MemoryBudgetError
 from gpu_rs.common.limits import MAX_CALIBRATION_SECONDS
+from gpu_rs.common.provenance import provenance
 from gpu_rs.common.serialize import ToDict
 
 ROW_BYTES = 400 * 2**20
@@ -92,14 +92,23 @@ class Grid:
         if (self.eta is None) == (self.delta is None):
             raise ValueError("give exactly one of eta (sufficient DP) or delta ((eps, delta)-DP)")
         epsilons = (
-            [("eps", e) for e in _seq(self.eps)] if self.eps is not None else [("ratio", r) for r in _seq(self.ratio)]
+            [("eps", e) for e in _axis("eps", self.eps)]
+            if self.eps is not None
+            else [("ratio", r) for r in _axis("ratio", self.ratio)]
         )
         targets = (
-            [("eta", t) for t in _seq(self.eta)] if self.eta is not None else [("delta", t) for t in _seq(self.delta)]
+            [("eta", t) for t in _axis("eta", self.eta)]
+            if self.eta is not None
+            else [("delta", t) for t in _axis("delta", self.delta)]
         )
         rows = []
         for nn, b, (e_name, e), (t_name, t), kk, s in itertools.product(
-            _seq(self.n), _seq(self.bits), epsilons, targets, _seq(self.k), _seq(self.scope)
+            _axis("n", self.n),
+            _axis("bits", self.bits),
+            epsilons,
+            targets,
+            _axis("k", self.k),
+            _axis("scope", self.scope),
         ):
             row: dict[str, Any] = {"n": nn, "bits": b, "eps": None, "ratio": None, "eta": None, "delta": None}
             row.update({e_name: e, t_name: t, "k": kk, "scope": s})
@@ -110,27 +119,31 @@ class Grid:
 
 
 def calibrate_row(setting: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-    """One row: the setting with its calibration, or with the error that stopped it."""
+    """One row: the setting (with its ``q_tol`` and ``rel_width``) and its calibration, or the error that stopped it."""
     row = {**dict.fromkeys(COLUMNS), **setting}
     start = time.perf_counter()
     try:
         kwargs = {"ratio": row["ratio"]} if row["ratio"] is not None else {"eps": row["eps"]}
         target = {"eta": row["eta"]} if row["eta"] is not None else {"delta": row["delta"]}
-        c = calibrate(row["n"], row["bits"], k=row["k"], scope=row["scope"], **kwargs, **target, **options)
+        precision = {"q_tol": row["q_tol"], "rel_width": row["rel_width"]}
+        c = calibrate(row["n"], row["bits"], k=row["k"], scope=row["scope"], **kwargs, **target, **precision, **options)
     except ValueError as exc:  # invalid setting, unreachable target, work refused up front
-        row.update(error=f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - start)
+        row.update(
+            error=f"{type(exc).__name__}: {exc}",
+            seconds=time.perf_counter() - start,
+            provenance=provenance({**setting, **options}, options.get("backend", "auto")),
+        )
         return row
-    bound = c.tail if isinstance(c, Calibration) else c.at_q
     row.update(
         eps=c.eps,
         q=c.q,
-        lower=bound.lower,
-        upper=bound.upper,
-        q_tol=c.q_tol,
+        lower=c.at_q.lower,
+        upper=c.at_q.upper,
         queries=len(c.steps),
         monotone=c.monotone,
         seconds=c.seconds,
         error=None,
+        provenance=c.provenance,
     )
     return row
 
@@ -192,8 +205,10 @@ def table(
         each on an idle machine, the proven bound's cost; docs/benchmarks.md). A row says its scope; ask
         ``scope="all"`` (or both) for the guarantee.
     out : str, optional
-        File of rows (``.csv``, or ``.jsonl``/``.json`` for JSON lines). Rows already in it are
-        kept and not computed again; each new row is appended and flushed as it finishes.
+        File of rows: ``.csv``, ``.jsonl`` (JSON lines) or ``.json`` (one JSON document,
+        ``{"schema": 1, "rows": [...]}``). Rows already in it with the same setting, ``q_tol``
+        and ``rel_width`` are kept and not computed again; each new row is added and flushed as
+        it finishes. A file that is not a gpu_rs table of this schema is refused (ValueError).
     executor : concurrent.futures.Executor, optional
         Where rows run (e.g. ``distributed.Client(address).get_executor()``); default: a pool
         of ``workers`` local processes.
@@ -201,7 +216,8 @@ def table(
         Local worker processes, ``>= 1`` (default: the number of cores; fewer if free memory
         holds fewer than :data:`ROW_BYTES` each).
     q_tol, rel_width, backend
-        Passed to every :func:`~gpu_rs.calibrate`.
+        Passed to every :func:`~gpu_rs.calibrate`; ``q_tol`` and ``rel_width`` are columns of
+        every row and part of its key (a row computed with others is computed again).
     progress : callable, optional
         Called as ``progress(done, total, row)`` after each row.
     on_plan : callable, optional
@@ -214,13 +230,23 @@ def table(
 
     Raises
     ------
+    ValueError
+        If an axis is None or empty, or ``out`` is not a table file (before any row runs).
     MemoryBudgetError
         If free memory cannot hold one local worker (before any row runs).
     RuntimeError
         If a worker process dies: the rows finished so far are in ``out``; a rerun computes the rest.
+    KeyboardInterrupt
+        On Ctrl-C (SIGINT), at once: the local workers are stopped, the rows finished are in ``out``.
+
+    Notes
+    -----
+    Local workers are fresh interpreters that import gpu_rs, never the calling script, so a
+    script needs no ``if __name__ == "__main__":`` guard (:mod:`gpu_rs.calibration.table_pool`).
     """
     start = time.perf_counter()
-    settings = Grid(n, bits, eps, eta, delta, ratio, k, scope).settings()
+    precision = {"q_tol": q_tol, "rel_width": rel_width}  # in every row: they change its numbers
+    settings = [{**s, **precision} for s in Grid(n, bits, eps, eta, delta, ratio, k, scope).settings()]
     workers = (os.cpu_count() or 1) if workers is None else int(workers)
     if workers < 1:
         raise ValueError(f"workers must be an integer >= 1: got {workers!r}")
@@ -231,9 +257,9 @@ def table(
                 f"table: a worker needs about {ROW_BYTES / 2**20:.0f} MiB, {host_free_memory() / 2**20:.0f} MiB free"
             )
         workers = min(workers, fit)
-    options = {"q_tol": q_tol, "rel_width": rel_width, "backend": backend}
+    options = {"backend": backend}
     if out is not None:
-        file_format(out)  # a bad name fails before any work
+        file_format(out)  # a bad name fails before any work; read_rows refuses a file that is not a table
     have = {row_key(r): r for r in read_rows(out)} if out is not None else {}
     todo = [s for s in settings if row_key(s) not in have]
     todo = list({row_key(s): s for s in todo}.values())  # a setting listed twice runs once
@@ -248,8 +274,12 @@ def table(
     return Table(rows, out, len(new), len(settings) - len(todo), time.perf_counter() - start)
 
 
-def _seq(v: Any) -> list[Any]:
-    return list(v) if isinstance(v, Iterable) and not isinstance(v, (str, bytes)) else [v]
+def _axis(name: str, v: Any) -> list[Any]:
+    """The values of axis ``name``: a value or a non-empty sequence of values, never None."""
+    values = list(v) if isinstance(v, Iterable) and not isinstance(v, (str, bytes)) else [v]
+    if not values or any(x is None for x in values):
+        raise ValueError(f"{name} must be a value or a non-empty list of values: got {v!r}")
+    return values
 
 
 def _duration(seconds: float) -> str:

@@ -14,7 +14,7 @@ import platform
 import sys
 from typing import IO, Any
 
-from gpu_rs.common.provenance import package_version
+from gpu_rs.common.provenance import package_version, versioned
 
 #: The parity case: small and fast, with a tail near 0.007 (SPEC §6, seed 003 §3.3).
 PARITY_CASE: dict[str, Any] = {"n": 1000, "bits": 5, "q": 0.2446, "eps": math.log(2)}
@@ -148,7 +148,7 @@ def run_doctor(out: IO[str], as_json: bool = False) -> int:
     """Write the report on ``out`` (one JSON object when ``as_json``); 0 when all is well, 1 when not."""
     report = diagnose()
     if as_json:
-        print(json.dumps(report), file=out)
+        print(json.dumps(versioned(report)), file=out)
     else:
         render(report, out)
     return 0 if report["ok"] else 1

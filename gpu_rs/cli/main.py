@@ -28,6 +28,7 @@ from typing import Any, NoReturn
 from gpu_rs.cli import calibrate, doctor, pmf, profile, table, tail
 from gpu_rs.cli.arguments import join_negative_values
 from gpu_rs.cli.output import EXIT_FAILURE, EXIT_USAGE, PROG, one_line
+from gpu_rs.cli.signals import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated
 from gpu_rs.common.provenance import package_version
 
 SUBCOMMANDS = (tail, calibrate, pmf, profile, table, doctor)
@@ -98,7 +99,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAILURE
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+    except Terminated:  # SIGTERM where a command asked for it (table: its workers are stopped)
+        print(f"{PROG}: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
 
 
 def unknown(parser: argparse.ArgumentParser, command: str, extra: list[str]) -> NoReturn:

@@ -19,9 +19,12 @@ def one_line(message: object) -> str:
 
 
 def print_json(result: Any) -> None:
+    """One JSON object on stdout: ``result.to_dict()`` (or a dict) after the ``schema`` version."""
+    from gpu_rs.common.provenance import versioned
     from gpu_rs.common.serialize import plain
 
-    print(json.dumps(plain(result.to_dict()), allow_nan=False))
+    record = result if isinstance(result, dict) else result.to_dict()
+    print(json.dumps(plain(versioned(record)), allow_nan=False))
 
 
 def fmt(x: float | None, spec: str = ".6g") -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import csv
 import importlib.util
-import json
 import os
 import time
 from typing import Any
@@ -19,7 +18,7 @@ from gpu_rs.cli.arguments import (
     given,
     short,
 )
-from gpu_rs.cli.output import EXIT_OK
+from gpu_rs.cli.output import EXIT_OK, print_json
 from gpu_rs.cli.progress import Progress
 
 MAX_GRID = 10_000
@@ -92,7 +91,11 @@ def register(sub: Any) -> None:
     )
     add_rel_width(p, "target width of delta, relative")
     p.add_argument(
-        "--csv", type=output_file(None), metavar="FILE", help="write eps,lower,upper and each order's bounds to FILE"
+        "--csv",
+        type=output_file(None),
+        metavar="FILE",
+        help="write eps,lower,upper (of delta) and each order's bounds to FILE: one row per eps, or with "
+        "--delta the two ends of the eps(DELTA) interval",
     )
     p.add_argument(
         "--plot", type=output_file(".png"), metavar="FILE.png", help="plot delta(eps) to FILE.png (needs matplotlib)"
@@ -119,7 +122,6 @@ def _grid(args: argparse.Namespace) -> list[float] | None:
 
 def run(args: argparse.Namespace) -> int:
     import gpu_rs
-    from gpu_rs.common.serialize import plain
     from gpu_rs.common.validation import check_k_one
 
     grid = _grid(args)
@@ -145,8 +147,9 @@ def run(args: argparse.Namespace) -> int:
         )
         found: Any = prof.delta(grid) if grid is not None else prof.epsilon(args.delta)
     seconds = time.perf_counter() - start
-    rows = list(found) if grid is not None else []
-    if args.csv is not None and rows:
+    # eps(delta): the certified delta(eps) at the ends of its interval, the evidence for it.
+    rows = list(found) if grid is not None else [d for d in (found.at_lower, found.at_upper) if d is not None]
+    if args.csv is not None:
         _write_csv(args.csv, rows)
     if args.plot is not None:
         prof.plot([d.eps for d in rows], path=args.plot)
@@ -156,8 +159,8 @@ def run(args: argparse.Namespace) -> int:
         if args.eps_grid is not None:
             out["deltas"] = [d.to_dict() for d in rows]
         else:
-            out.update((rows[0] if rows else found).to_dict())
-        print(json.dumps(plain(out), allow_nan=False))
+            out.update((rows[0] if grid is not None else found).to_dict())
+        print_json(out)
         return EXIT_OK
     print(f"privacy profile  n={prof.n}, bits={prof.bits}, q={short(prof.q)}")
     if grid is not None and len(rows) == 1:

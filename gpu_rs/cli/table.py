@@ -11,14 +11,21 @@ from typing import Any
 from gpu_rs.cli.arguments import checked, integer, named, out_file, target_check
 from gpu_rs.cli.output import EXIT_FAILURE, EXIT_OK, PROG, one_line
 from gpu_rs.cli.progress import isatty
+from gpu_rs.cli.signals import sigterm_raises
 from gpu_rs.common.limits import BACKEND_NAMES, MAX_BITS, MAX_K, MAX_N, SCOPES
 
+TABLE_OPTIONS = ("eps", "eta", "delta", "ratio", "k", "scope", "out", "workers", "q_tol", "rel_width", "backend")
+"""The options passed to :func:`gpu_rs.table` as they are named there."""
 
-def listed(parse: Callable[[str], Any]) -> Callable[[str], list[Any]]:
-    """A comma-separated list of values, each parsed by ``parse``."""
+
+def listed(option: str, parse: Callable[[str], Any]) -> Callable[[str], list[Any]]:
+    """A comma-separated list of one value or more for ``option``, each parsed by ``parse``."""
 
     def parse_list(text: str) -> list[Any]:
-        return [parse(part.strip()) for part in text.split(",") if part.strip()]
+        values = [parse(part.strip()) for part in text.split(",") if part.strip()]
+        if not values:
+            raise argparse.ArgumentTypeError(f"{option} must be one value or more, comma-separated: got {text!r}")
+        return values
 
     parse_list.__name__ = f"list of {parse.__name__}"
     return parse_list
@@ -26,6 +33,8 @@ def listed(parse: Callable[[str], Any]) -> Callable[[str], list[Any]]:
 
 def scopes(text: str) -> list[str]:
     names = [part.strip() for part in text.split(",") if part.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"--scope must be one scope or more among {', '.join(SCOPES)}: got {text!r}")
     for name in names:
         if name not in SCOPES:
             raise argparse.ArgumentTypeError(f"expected scopes among {', '.join(SCOPES)}, got {name!r}")
@@ -36,40 +45,45 @@ def register(sub: Any) -> None:
     """Add ``gpu-rs table`` to the subcommands."""
     p = sub.add_parser(
         "table",
-        help="one calibration per setting of a grid, to a CSV or JSON-lines file (resumable)",
+        help="one calibration per setting of a grid, to a CSV, JSON-lines or JSON file (resumable)",
         description="Calibrate q for every combination of the listed values (comma-separated), "
         "appending each row to --out as it finishes; a rerun computes only the missing rows. "
         "Rows whose setting is invalid or whose target no q meets are written with their error.",
     )
     p.add_argument(
         "--n",
-        type=listed(checked("--n", integer(1, MAX_N), integer=True)),
+        type=listed("--n", checked("--n", integer(1, MAX_N), integer=True)),
         required=True,
         metavar="N,...",
         help="numbers of users",
     )
     p.add_argument(
         "--bits",
-        type=listed(checked("--bits", integer(1, MAX_BITS), integer=True)),
+        type=listed("--bits", checked("--bits", integer(1, MAX_BITS), integer=True)),
         required=True,
         metavar="L,...",
         help="bits per report",
     )
     eps = p.add_mutually_exclusive_group(required=True)
     eps.add_argument(
-        "--eps", type=listed(checked("--eps", named("check_eps"))), metavar="EPS,...", help="privacy levels"
+        "--eps", type=listed("--eps", checked("--eps", named("check_eps"))), metavar="EPS,...", help="privacy levels"
     )
     eps.add_argument(
-        "--ratio", type=listed(checked("--ratio", named("check_ratio"))), metavar="LAMBDA,...", help="thresholds e^EPS"
+        "--ratio",
+        type=listed("--ratio", checked("--ratio", named("check_ratio"))),
+        metavar="LAMBDA,...",
+        help="thresholds e^EPS",
     )
     target = p.add_mutually_exclusive_group(required=True)
-    target.add_argument("--eta", type=listed(checked("--eta", target_check())), metavar="ETA,...", help="tail targets")
     target.add_argument(
-        "--delta", type=listed(checked("--delta", target_check())), metavar="DELTA,...", help="delta targets"
+        "--eta", type=listed("--eta", checked("--eta", target_check())), metavar="ETA,...", help="tail targets"
+    )
+    target.add_argument(
+        "--delta", type=listed("--delta", checked("--delta", target_check())), metavar="DELTA,...", help="delta targets"
     )
     p.add_argument(
         "--k",
-        type=listed(checked("--k", integer(1, MAX_K), integer=True)),
+        type=listed("--k", checked("--k", integer(1, MAX_K), integer=True)),
         default=[1],
         metavar="K,...",
         help="reports per user",
@@ -88,7 +102,8 @@ def register(sub: Any) -> None:
         type=out_file("--out", (".csv", ".jsonl", ".json")),
         required=True,
         metavar="FILE",
-        help="rows file: .csv, or .jsonl/.json",
+        help="rows file: .csv, .jsonl (JSON lines) or .json (one JSON document); an existing file must be "
+        "a gpu_rs table of this schema",
     )
     p.add_argument(
         "--markdown", type=out_file("--markdown"), metavar="FILE", help="also write the whole table as Markdown"
@@ -122,7 +137,9 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from gpu_rs.calibration.table import table
-    from gpu_rs.calibration.table_file import markdown
+    from gpu_rs.calibration.table_file import check_file, markdown
+
+    check_file(args.out, "--out")  # a foreign or unreadable file is refused before any work
 
     executor, client = None, None
     if args.scheduler is not None:
@@ -134,32 +151,23 @@ def run(args: argparse.Namespace) -> int:
         executor = client.get_executor()
     bar = Bar(quiet=args.quiet)
     try:
-        t = table(
-            args.n,
-            args.bits,
-            eps=args.eps,
-            eta=args.eta,
-            delta=args.delta,
-            ratio=args.ratio,
-            k=args.k,
-            scope=args.scope,
-            out=args.out,
-            executor=executor,
-            workers=args.workers,
-            q_tol=args.q_tol,
-            rel_width=args.rel_width,
-            backend=args.backend,
-            progress=bar.update,
-            on_plan=bar.plan,
-        )
+        with sigterm_raises():  # SIGTERM stops the workers and exits 143, as Ctrl-C exits 130
+            t = table(
+                args.n,
+                args.bits,
+                executor=executor,
+                progress=bar.update,
+                on_plan=bar.plan,
+                **{name: getattr(args, name) for name in TABLE_OPTIONS},
+            )
     except RuntimeError as err:  # a worker died: the rows done are saved
         bar.close()
         print(f"{PROG}: error: {one_line(err)}", file=sys.stderr)
         return EXIT_FAILURE
     finally:
+        bar.close()
         if client is not None:
             client.close()
-    bar.close()
     if args.markdown:
         with open(args.markdown, "w", encoding="utf-8") as f:
             f.write(markdown(t.rows))
@@ -195,6 +203,8 @@ class Bar:
         sys.stderr.flush()
 
     def close(self) -> None:
+        """Clear the progress line (once)."""
         if not self.quiet and self.tty:
             sys.stderr.write("\r\033[K")
             sys.stderr.flush()
+        self.quiet = True

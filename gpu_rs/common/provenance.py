@@ -8,6 +8,11 @@ import platform
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+SCHEMA = 1
+"""Version of the JSON that gpu_rs writes (every command's ``--json`` object, every table row): the
+``schema`` field of each. It changes when a key is renamed, removed or changes meaning
+(docs/json-schema.md, CHANGELOG.md)."""
+
 
 @functools.cache
 def package_version(name: str) -> str:
@@ -19,6 +24,11 @@ def package_version(name: str) -> str:
         return version(name)
     except PackageNotFoundError:
         return "not installed"
+
+
+def versioned(record: dict[str, Any]) -> dict[str, Any]:
+    """``record`` with the :data:`SCHEMA` version first: how every JSON object gpu_rs writes begins."""
+    return {"schema": SCHEMA, **record}
 
 
 def provenance(arguments: dict[str, Any], backend: str) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from gpu_rs.common.backend import get_backend
+from gpu_rs.common.provenance import provenance
 from gpu_rs.common.serialize import ToDict, plain
 from gpu_rs.common.validation import Problem, check_bool, check_int, check_open, check_real
 from gpu_rs.pairs.guarantees import guarantee
@@ -73,6 +74,8 @@ class RatioDistribution(ToDict):
         Which pair and order the distribution is of, in words.
     mean, var : float
         Closed-form mean and variance of ``R`` (seed 003 §3.1).
+    provenance : dict
+        Versions, backend, time and the arguments of the call (:func:`gpu_rs.common.provenance.provenance`).
     """
 
     n: int
@@ -99,6 +102,7 @@ class RatioDistribution(ToDict):
     grid_points: int
     memory_bytes: int
     seconds: float
+    provenance: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     _curves: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
@@ -230,6 +234,7 @@ def ratio_distribution(
     max_memory : int, optional
         Memory budget in bytes (default: half the free memory).
     """
+    arguments = dict(locals())  # the call's arguments as given, for provenance
     start = time.perf_counter()
     prob = Problem(n, bits, q, 1.0)
     if scope != "forward":
@@ -287,5 +292,6 @@ def ratio_distribution(
         grid_points=fc.terms,
         memory_bytes=max(memory, fc.memory),
         seconds=time.perf_counter() - start,
+        provenance=provenance(arguments, be.name),
         _curves={},
     )
