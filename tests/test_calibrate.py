@@ -257,7 +257,8 @@ def test_progress_called_once_per_step(gpu_rs):
 def test_calibration_fields(gpu_rs):
     n, bits, eps, eta = L1_CASES[0]
     c, _ = _calibrate(n, bits, eps, eta)
-    assert (c.n, c.bits, c.eps, c.eta, c.q_tol) == (n, bits, eps, eta, 1e-6)
+    assert (c.n, c.bits, c.eps, c.eta, c.q_rtol) == (n, bits, eps, eta, 1e-5)
+    assert c.q_tol == 1e-5 * min(c.q, 0.5 - c.q)  # the default tolerance is relative (issue 33)
     assert c.local_dp_q == pytest.approx(1.0 / (1.0 + math.exp(eps / bits)), rel=1e-14)
     assert c.three_sigma_q == gpu_rs.three_sigma_q(n, bits, eps)
     assert c.three_sigma_tail.q == c.three_sigma_q
