@@ -407,6 +407,23 @@ def test_bad_q_tol(gpu_rs, q_tol):
         gpu_rs.calibrate(1000, 5, 1.0, 1e-3, q_tol=q_tol, scope="forward")
 
 
+def test_default_q_tol_is_relative(gpu_rs):
+    """Issue 33 item 7: the default tolerance was 1e-6 absolute, so at n = 1e8, L = 1, eps = 1,
+    eta = 1e-6 (every pair) the answer was q = 1e-6 = q_tol, twice the certified 4.48e-7. Now it is
+    1e-5 · min(q, 1/2 − q): q certifies, q − q_tol does not; an absolute q_tol is still honoured."""
+    n, eps, eta = 10**8, 1.0, 1e-6
+    c = gpu_rs.calibrate(n, 1, eps, eta)
+    assert (c.q_rtol, c.q_tol) == (1e-5, 1e-5 * min(c.q, 0.5 - c.q))
+    assert c.tail.upper <= eta < gpu_rs.tail(n, 1, c.q - c.q_tol, eps).upper
+    assert c.q < 0.5e-6
+    fixed = gpu_rs.calibrate(n, 1, eps, eta, q_tol=1e-9, scope="forward")
+    assert (fixed.q_rtol, fixed.q_tol) == (None, 1e-9)
+    assert fixed.tail.upper <= eta < gpu_rs.tail(n, 1, fixed.q - 1e-9, eps, scope="forward").upper
+    # Near 1/2 the tolerance is relative to 1/2 − q (sigma(d^) grows as 1 / (1 − 2q)).
+    half = gpu_rs.calibrate(2, 1, 1e-10, 0.3, backend="numpy", scope="forward")
+    assert half.q_tol == 1e-5 * (0.5 - half.q) and half.tail.upper <= 0.3
+
+
 def test_all_pairs_of_several_bits_reports_the_answer_whole(gpu_rs):
     """scope="all", L >= 2: the search's queries only decide "upper <= eta?" (no family search),
     then the answer is computed again whole: its tail is the plain ``tail`` call's at q, with the
