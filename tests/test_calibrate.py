@@ -426,13 +426,16 @@ def test_default_q_tol_is_relative(gpu_rs):
 
 def test_all_pairs_of_several_bits_reports_the_answer_whole(gpu_rs):
     """scope="all", L >= 2: the search's queries only decide "upper <= eta?" (no family search),
-    then the answer is computed again whole: its tail is the plain ``tail`` call's at q, with the
-    best pair known, and q − q_tol does not certify."""
-    n, bits, eps, eta, q_tol = 300, 4, 1.0, 1e-2, 1e-3  # L >= 4: the sparse scan
+    then the answer is computed again whole: its upper end is the plain ``tail`` call's at q, its
+    lower end the best pair known, at least about the seed's pair's tail (issue 33 item 10: it was
+    [0, upper], the pair asked to an absolute width of 1e-4 eta), and q − q_tol does not certify."""
+    n, bits, eps, eta, q_tol = 300, 6, 1.0, 1e-2, 5e-3  # L >= 4: the sparse scan
     c = gpu_rs.calibrate(n, bits, eps, eta, q_tol=q_tol)
-    whole = gpu_rs.tail(n, bits, c.q, eps, abs_width=1e-4 * eta)  # as calibrate asks it
-    assert (c.tail.lower, c.tail.upper) == (whole.lower, whole.upper) and c.tail.upper <= eta
+    whole = gpu_rs.tail(n, bits, c.q, eps, decide=eta)  # the same proven upper end
+    assert c.tail.upper == whole.upper <= eta
     assert "a decision against" not in c.tail.worst and any(s["phase"] == "report" for s in c.steps)
+    seed = gpu_rs.tail(n, bits, c.q, eps, scope="homogeneous", abs_width=1e-20)
+    assert 0.5 * seed.lower <= c.tail.lower == c.tail.pairs[0].lower <= c.tail.pairs[0].upper
     assert any(s["phase"] == "search" for s in c.steps)
     assert gpu_rs.tail(n, bits, c.q - q_tol, eps).upper > eta
     three = gpu_rs.tail(n, bits, c.three_sigma_q, eps, rel_width=0.1)

@@ -11,6 +11,7 @@ from gpu_rs.calibration.dips import OneBitDips
 from gpu_rs.calibration.profile_target import calibrate_delta
 from gpu_rs.calibration.results import Calibration, ProfileCalibration
 from gpu_rs.calibration.search import Q_RTOL, Queries, smallest_q
+from gpu_rs.common.floats import FLOOR
 from gpu_rs.common.limits import CALIBRATION_SEARCH_SECONDS, MAX_CALIBRATION_SECONDS, MIN_TARGET
 from gpu_rs.common.provenance import provenance
 from gpu_rs.common.validation import (
@@ -158,6 +159,13 @@ def calibrate(
     def compute(q: float, width: float) -> tuple[TailBound, float]:
         # Only "upper <= eta?" matters: tails far below eta need no finer width than this.
         decide = eta if decided and query.phase != "report" and q != three_q else None
+        abs_width = 0.1 * width * eta
+        if decided and query.phase == "report":
+            # The lower end, the best pair known, lies far below eta: asked to a tenth of the
+            # seed's pair's tail as the decision bounded it (0.1 width eta alone would leave it
+            # at [0, ...], issue 33; finer, the report query can take ten times longer at L = 8).
+            scale = max(p.upper for p in query.certifying[q].pairs)
+            abs_width = min(abs_width, max(0.1 * scale, FLOOR))
         b = tail(
             n,
             bits,
@@ -166,7 +174,7 @@ def calibrate(
             scope=scope,
             k=k,
             rel_width=width,
-            abs_width=0.1 * width * eta,
+            abs_width=abs_width,
             backend=backend,
             decide=decide,
             search_seconds=CALIBRATION_SEARCH_SECONDS,
