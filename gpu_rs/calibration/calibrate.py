@@ -10,9 +10,9 @@ from typing import Any
 from gpu_rs.calibration.dips import OneBitDips
 from gpu_rs.calibration.profile_target import calibrate_delta
 from gpu_rs.calibration.results import Calibration, ProfileCalibration
-from gpu_rs.calibration.search import Q_RTOL, Queries, smallest_q
+from gpu_rs.calibration.search import Queries, smallest_q
 from gpu_rs.common.floats import FLOOR
-from gpu_rs.common.limits import CALIBRATION_SEARCH_SECONDS, MAX_CALIBRATION_SECONDS, MIN_TARGET
+from gpu_rs.common.limits import CALIBRATION_SEARCH_SECONDS, MAX_CALIBRATION_SECONDS, MIN_TARGET, Q_RTOL
 from gpu_rs.common.provenance import provenance
 from gpu_rs.common.validation import (
     Problem,

@@ -7,7 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 from gpu_rs.calibration.results import ProfileCalibration
-from gpu_rs.calibration.search import Q_RTOL, Queries, smallest_q
+from gpu_rs.calibration.search import Queries, smallest_q
+from gpu_rs.common.limits import Q_RTOL
 from gpu_rs.common.provenance import provenance
 from gpu_rs.pairs.guarantees import guarantee
 from gpu_rs.quantities.closed_forms import local_dp_q, precision_sigma

@@ -21,13 +21,11 @@ from typing import Any, NamedTuple
 from gpu_rs.calibration import dips
 from gpu_rs.calibration.queries import COARSE, Queries
 from gpu_rs.common.errors import CalibrationError
-from gpu_rs.common.limits import MIN_Q_TOL
+from gpu_rs.common.limits import MIN_Q_TOL, Q_RTOL
 from gpu_rs.quantities.closed_forms import three_sigma_q
 
 Q_MAX = 0.5 - 1e-9
 """Largest flip probability tried: q must stay below 1/2."""
-Q_RTOL = 1e-5
-"""The default tolerance on ``q`` is relative: ``Q_RTOL · min(q, 1/2 − q)`` (:func:`relative_tol`)."""
 NOISE = 1e-6
 """A calibrated q within this distance of 1/2 is refused: such reports carry no information."""
 
