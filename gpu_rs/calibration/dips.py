@@ -14,6 +14,7 @@ monotonicity inside each piece instead of a dense scan (:func:`lowest`).
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -211,9 +212,9 @@ def lowest(
         if reverse_above(j, b) or forward_above(m, a):
             continue
         if reverse_above(j, a):
-            a = _boundary(a, b, lambda t, j=j: reverse_above(j, t))[1]
+            a = _boundary(a, b, functools.partial(reverse_above, j))[1]
         if forward_above(m, b):
-            b = _boundary(a, b, lambda s, m=m: forward_above(m, s))[0]
+            b = _boundary(a, b, functools.partial(forward_above, m))[0]
         searched += 1
         if searched > MAX_LIVE:
             return None

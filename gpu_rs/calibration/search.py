@@ -9,17 +9,19 @@ Cost (issue 22): every decision is made with the coarsest width that settles it
 (:class:`~gpu_rs.calibration.queries.Queries`); inside the bracket the steps are secant steps on
 ``log(value / target)`` from the two latest points, rounded to the grid ``hi₀ − m·q_tol`` so
 that the last two points are ``q`` and ``q − q_tol`` themselves, with a bisection whenever the
-bracket fails to halve in two steps; the scan for dips reuses every point already computed.
+bracket fails to halve in two steps; the scan for dips (:mod:`gpu_rs.calibration.scan`) reuses
+every point already computed.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from gpu_rs.calibration import dips
 from gpu_rs.calibration.queries import COARSE, Queries
+from gpu_rs.calibration.scan import DENSE, SPARSE, near_seen, scan
 from gpu_rs.common.errors import CalibrationError
 from gpu_rs.common.limits import MIN_Q_TOL, Q_RTOL
 from gpu_rs.quantities.closed_forms import three_sigma_q
@@ -39,30 +41,8 @@ class Found(NamedTuple):
     violations: list[dict[str, float]]
 
 
-class DenseScan(NamedTuple):
-    """Dense scan for dips (a lattice sawtooth): its step, most points, and the largest ``bits`` it runs for."""
-
-    step: float
-    points: int
-    max_bits: int
-
-
-class SparseScan(NamedTuple):
-    """Sparse scan for larger ``bits``: first step, growth factor, widest range."""
-
-    first: float
-    growth: float
-    reach: float
-
-
-DENSE = DenseScan(step=5e-5, points=40, max_bits=3)
-SPARSE = SparseScan(first=1e-4, growth=2.0, reach=0.02)
-SCAN_STOP = 1.5
-"""A scan point whose lower bound exceeds this factor of eta counts as a miss; four in a row end it."""
 ENDGAME = 2
 """Within this many grid steps of the predicted answer a point is asked at ``rel_width`` directly."""
-REUSE = 0.2
-"""A scan point may be replaced by a computed point within this share of its offset (dense: of its step)."""
 
 
 def relative_tol(q: float) -> float:
@@ -135,18 +115,18 @@ def smallest_q(
             )
     proven = lowest is not None
     if lowest is None:
-        lowest = _scan(hi, bits, target, tol(hi), query, pieces.excluded if pieces is not None else None)
+        lowest = scan(hi, bits, target, tol(hi), query, pieces.excluded if pieces is not None else None)
     if lowest < hi:
         notes.append(f"not monotone in q: q={lowest:.8g} below the search's answer {hi:.8g} also certifies")
         # Below a dip found from the floors nothing certifies (proven); below one the scan found, search.
         hi = lowest if proven else search(*_descend(lowest, DENSE.step, ok))
     # q - tol must not certify (the search's last lower end is that point): check, search below if it does.
     query.phase = "check"
-    below = _near_seen(query, hi - tol(hi), 1e-6 * tol(hi))
+    below = near_seen(query, hi - tol(hi), 1e-6 * tol(hi))
     while below > 0 and query.decide(below, target, query.widths.get(below, COARSE)):
         notes.append(f"q={below:.8g} below the answer also certifies; answer moved down")
         hi = search(*_descend(below, tol(below), ok))
-        below = _near_seen(query, hi - tol(hi), 1e-6 * tol(hi))
+        below = near_seen(query, hi - tol(hi), 1e-6 * tol(hi))
     if hi > 0.5 - NOISE:
         raise CalibrationError(
             f"the target {target:g} at eps={eps:g} needs q={hi:.10g}, within {NOISE:g} of 1/2: such reports carry "
@@ -167,11 +147,6 @@ def smallest_q(
         )
         violations = sorted(violations, key=lambda v: v["upper_at_low"] - v["lower_at_high"])[:10]
     return Found(hi, tol(hi), notes, violations)
-
-
-def _near_seen(query: Queries, q: float, tol: float) -> float:
-    """A computed point within ``tol`` of ``q`` (the same grid point up to rounding), else ``q``."""
-    return next((s for s in query.seen if abs(s - q) <= tol), q)
 
 
 def _bracket(n: int, bits: int, eps: float, q_tol: float, ok: Callable[[float], bool]) -> tuple[float, float]:
@@ -276,56 +251,3 @@ def _root(pair: list[tuple[float, float]]) -> float | None:
     if fa == fb or not (math.isfinite(fa) and math.isfinite(fb)):
         return None
     return qb - fb * (qb - qa) / (fb - fa)
-
-
-def _scan(
-    hi: float, bits: int, eta: float, q_tol: float, query: Queries, skip: Callable[[float], bool] | None = None
-) -> float:
-    """The lowest certified ``q`` found below ``hi`` by cheap queries (``hi`` if none).
-
-    For ``bits <= 3`` (a lattice sawtooth with a period near 1e-3) the scan is dense,
-    restarting its step at every point near eta; otherwise sparse, with geometric steps.
-    A point already computed near a scan point stands in for it; a point where ``skip`` is
-    true (a proven tail above eta) is passed over without a query.
-    """
-
-    def value_near(q: float, tol: float) -> tuple[float, Any]:
-        # A coarse interval that straddles eta is refined until it decides (a dip's floor can
-        # lie within the coarse width of eta: n = 1e4, L = 2, ln 2 missed its first tooth so).
-        q = _near_seen(query, q, tol)
-        query.decide(q, eta, query.widths.get(q, max(query.rel_width, COARSE)))
-        return q, query.certifying.get(q, query.seen[q])
-
-    lowest, misses = hi, 0
-    if bits <= DENSE.max_bits:
-        step, points = DENSE.step, DENSE.points
-        q = hi
-        for _ in range(points):
-            q -= step
-            if q <= q_tol:
-                break
-            if skip is not None and skip(q):
-                continue
-            q, b = value_near(q, REUSE * DENSE.step)
-            if b.upper <= eta:
-                lowest, step, misses = min(lowest, q), DENSE.step, 0
-            elif query.above(q, b, SCAN_STOP * eta):
-                misses += 1
-                if misses >= 4:
-                    break
-                step *= 1.5
-            else:
-                step, misses = DENSE.step, 0
-        return lowest
-    first, growth, reach = SPARSE
-    offset = first
-    while offset <= reach and hi - offset > q_tol:
-        q, b = value_near(hi - offset, REUSE * offset)
-        if b.upper <= eta:
-            lowest = min(lowest, q)
-        elif query.above(q, b, SCAN_STOP * eta):
-            misses += 1
-            if misses >= 4:
-                break
-        offset *= growth
-    return lowest
