@@ -4,11 +4,12 @@ For one bit the tail of each order of the seed's pair is a binomial sum whose in
 ``q`` moves (docs/calibration.md): the forward tail ``f`` is nondecreasing in ``q`` between
 the points ``q_m`` where the threshold ``c(q)`` crosses an integer ``m``, and drops there; the
 reverse tail ``g`` is nonincreasing between the points ``q'_j`` where its threshold crosses ``j``
-on its rising branch, and jumps up there. So ``f`` on the piece ``[q_m, q_{m+1})`` is at least
-its value at ``q_m``, ``g`` on ``(q'_j, q'_{j+1}]`` at least its value at ``q'_{j+1}``: each
-piece has a floor, bounded below here in closed form, and a piece whose floor exceeds η holds no
-certified ``q`` of any scope that covers that order. What is left is searched with the
-monotonicity inside each piece instead of a dense scan (:func:`lowest`).
+on its rising branch, and jumps up there. So ``f`` from any ``s`` in the piece ``[q_m, q_{m+1})``
+to its end is at least its value at ``s``, ``g`` on ``(q'_j, t]`` at least its value at ``t``:
+floors, bounded below here in closed form, and an interval on which one exceeds η holds no
+certified ``q`` of any scope that covers that order. The floors at each interval's ends exclude
+most intervals, the floors inside narrow the rest, and what is left is searched with the
+monotonicity inside each interval instead of a dense scan (:func:`lowest`).
 """
 
 from __future__ import annotations
