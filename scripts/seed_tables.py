@@ -40,7 +40,7 @@ def reverse(n, bits, q, ratio):
 
 def cal(n, bits, ratio, eta, scope="forward"):
     try:
-        return gpu_rs.calibrate(n, bits, eta=eta, ratio=ratio, scope=scope, backend=BACKEND)
+        return gpu_rs.calibrate(n, bits, eta=eta, ratio=ratio, scope=scope, q_tol=1e-6, backend=BACKEND)
     except gpu_rs.CalibrationError as exc:  # pragma: no cover - not expected here
         return exc
 

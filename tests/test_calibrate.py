@@ -257,7 +257,8 @@ def test_progress_called_once_per_step(gpu_rs):
 def test_calibration_fields(gpu_rs):
     n, bits, eps, eta = L1_CASES[0]
     c, _ = _calibrate(n, bits, eps, eta)
-    assert (c.n, c.bits, c.eps, c.eta, c.q_tol) == (n, bits, eps, eta, 1e-6)
+    assert (c.n, c.bits, c.eps, c.eta, c.q_rtol) == (n, bits, eps, eta, 1e-5)
+    assert c.q_tol == 1e-5 * min(c.q, 0.5 - c.q)  # the default tolerance is relative (issue 33)
     assert c.local_dp_q == pytest.approx(1.0 / (1.0 + math.exp(eps / bits)), rel=1e-14)
     assert c.three_sigma_q == gpu_rs.three_sigma_q(n, bits, eps)
     assert c.three_sigma_tail.q == c.three_sigma_q
@@ -407,15 +408,35 @@ def test_bad_q_tol(gpu_rs, q_tol):
         gpu_rs.calibrate(1000, 5, 1.0, 1e-3, q_tol=q_tol, scope="forward")
 
 
+def test_default_q_tol_is_relative(gpu_rs):
+    """Issue 33 item 7: the default tolerance was 1e-6 absolute, so at n = 1e8, L = 1, eps = 1,
+    eta = 1e-6 (every pair) the answer was q = 1e-6 = q_tol, twice the certified 4.48e-7. Now it is
+    1e-5 · min(q, 1/2 − q): q certifies, q − q_tol does not; an absolute q_tol is still honoured."""
+    n, eps, eta = 10**8, 1.0, 1e-6
+    c = gpu_rs.calibrate(n, 1, eps, eta)
+    assert (c.q_rtol, c.q_tol) == (1e-5, 1e-5 * min(c.q, 0.5 - c.q))
+    assert c.tail.upper <= eta < gpu_rs.tail(n, 1, c.q - c.q_tol, eps).upper
+    assert c.q < 0.5e-6
+    fixed = gpu_rs.calibrate(n, 1, eps, eta, q_tol=1e-9, scope="forward")
+    assert (fixed.q_rtol, fixed.q_tol) == (None, 1e-9)
+    assert fixed.tail.upper <= eta < gpu_rs.tail(n, 1, fixed.q - 1e-9, eps, scope="forward").upper
+    # Near 1/2 the tolerance is relative to 1/2 − q (sigma(d^) grows as 1 / (1 − 2q)).
+    half = gpu_rs.calibrate(2, 1, 1e-10, 0.3, backend="numpy", scope="forward")
+    assert half.q_tol == 1e-5 * (0.5 - half.q) and half.tail.upper <= 0.3
+
+
 def test_all_pairs_of_several_bits_reports_the_answer_whole(gpu_rs):
     """scope="all", L >= 2: the search's queries only decide "upper <= eta?" (no family search),
-    then the answer is computed again whole: its tail is the plain ``tail`` call's at q, with the
-    best pair known, and q − q_tol does not certify."""
-    n, bits, eps, eta, q_tol = 300, 4, 1.0, 1e-2, 1e-3  # L >= 4: the sparse scan
+    then the answer is computed again whole: its upper end is the plain ``tail`` call's at q, its
+    lower end the best pair known, at least about the seed's pair's tail (issue 33 item 10: it was
+    [0, upper], the pair asked to an absolute width of 1e-4 eta), and q − q_tol does not certify."""
+    n, bits, eps, eta, q_tol = 300, 6, 1.0, 1e-2, 5e-3  # L >= 4: the sparse scan
     c = gpu_rs.calibrate(n, bits, eps, eta, q_tol=q_tol)
-    whole = gpu_rs.tail(n, bits, c.q, eps, abs_width=1e-4 * eta)  # as calibrate asks it
-    assert (c.tail.lower, c.tail.upper) == (whole.lower, whole.upper) and c.tail.upper <= eta
+    whole = gpu_rs.tail(n, bits, c.q, eps, decide=eta)  # the same proven upper end
+    assert c.tail.upper == whole.upper <= eta
     assert "a decision against" not in c.tail.worst and any(s["phase"] == "report" for s in c.steps)
+    seed = gpu_rs.tail(n, bits, c.q, eps, scope="homogeneous", abs_width=1e-20)
+    assert 0.5 * seed.lower <= c.tail.lower == c.tail.pairs[0].lower <= c.tail.pairs[0].upper
     assert any(s["phase"] == "search" for s in c.steps)
     assert gpu_rs.tail(n, bits, c.q - q_tol, eps).upper > eta
     three = gpu_rs.tail(n, bits, c.three_sigma_q, eps, rel_width=0.1)

@@ -103,3 +103,46 @@ def test_forward_dip_below_the_secant_answer() -> None:
     assert c.tail.upper <= 1e-3
     below = np.linspace(1e-5, c.q - c.q_tol, 20001)
     assert np.all(_exact(10**4, below, lam, "forward") > 1e-3 * (1 - 4 * REL_WIDTH))
+
+
+def _ends_below(n: int, lam: float, top: float, which: int) -> np.ndarray:
+    """Every point below ``top`` where a threshold crosses an integer on its rising branch (vectorized bisection)."""
+    qs = np.linspace(0.0, top, 2001)[1:]
+    values = _thresholds(n, qs, lam)[which]
+    rising = qs[: int(np.argmax(values)) + 1] if which == 1 else qs
+    m = np.arange(1, math.floor(_thresholds(n, np.array([rising[-1]]), lam)[which][0]) + 1, dtype=float)
+    lo, hi = np.zeros_like(m), np.full_like(m, rising[-1])
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        below = _thresholds(n, mid, lam)[which] < m
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    return hi
+
+
+# Issue 33 item 8: at N = 1e6 (eps = 2, eta = 1e-3, homogeneous) calibrate answered 1e-5 while
+# q = 6.92e-6 certifies; with q_tol = 1e-12 it still answered 9.23e-6 (N = 1e9: 9.23e-9 for 6.91e-9).
+# The reverse order's floor was taken at the end of its group only, which left too many pieces to search.
+LARGE_N = [
+    (10**6, 2.0, 1e-3, "homogeneous"),
+    (10**9, 2.0, 1e-3, "homogeneous"),
+    (10**9, 1.0, 1e-6, "homogeneous"),
+    (10**9, 1.0, 1e-6, "forward"),
+]
+
+
+@pytest.mark.parametrize(("n", "eps", "eta", "scope"), LARGE_N)
+def test_no_certifiable_q_missed_at_large_n(n: int, eps: float, eta: float, scope: str) -> None:
+    """A dense exact scan below the answer (every piece end and 20001 points) finds nothing certifiable."""
+    lam = math.exp(eps)
+    c = gpu_rs.calibrate(n, 1, eps, eta, scope=scope, rel_width=REL_WIDTH)
+    assert c.tail.upper <= eta
+    assert _exact(n, np.array([c.q]), lam, scope)[0] <= eta
+    ends = [_ends_below(n, lam, c.q, which) for which in ((0,) if scope == "forward" else (0, 1))]
+    qs = np.concatenate([np.linspace(1e-3 * c.q, c.q, 20001), *(e * (1 - 1e-9) for e in ends)])
+    qs = np.concatenate([qs, *(e * (1 + 1e-9) for e in ends)])
+    exact = _exact(n, qs, lam, scope)
+    missed = qs[(qs < c.q - c.q_tol) & (exact <= eta * (1 - 4 * REL_WIDTH))]
+    assert missed.size == 0, f"certifiable q below the answer {c.q}: {missed[:5]}"
+    # Within the default (relative) tolerance of the smallest q whose exact tail meets eta.
+    assert c.q_tol <= 1e-5 * c.q
+    assert c.q <= qs[exact <= eta].min() * (1 + 1e-4)

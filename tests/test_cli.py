@@ -201,6 +201,22 @@ def test_calibrate_prints_steps_and_a_table(capsys):
     assert "sigma(d^)" in out
 
 
+def test_calibrate_says_which_side_of_a_relative_tolerance(capsys):
+    """Issue 33 items 7, 8: n = 1e6, L = 1, eps = 2, eta = 1e-3 (a row of the README's table grid)
+    answered q = 1e-5 "to within 1e-06" although q = 6.92e-6 certifies; the answer is printed with
+    its relative tolerance and the point below it that does not certify, in significant digits."""
+    argv = ["calibrate", "--n", "1e6", "--bits", "1", "--eps", "2", "--eta", "1e-3", "--scope", "homogeneous"]
+    code, out, _ = run(capsys, [*argv, "--quiet"])
+    assert code == 0
+    line = re.search(
+        r"^q = (\S+)  \(to within (\S+) = 1e-05 x min\(q, 1/2 - q\): q - (\S+) does not certify\)", out, re.M
+    )
+    assert line, out
+    q, tol = float(line[1]), float(line[2])
+    assert q < 6.92e-6 and tol == pytest.approx(1e-5 * q, rel=1e-2) and line[3] == line[2]
+    assert re.search(r"^  calibrated +6\.9\d+e-06 ", out, re.M), out
+
+
 def test_calibrate_ratio_is_eps(capsys):
     _, a, _ = run(capsys, [*CALIBRATE, "--json", "--quiet"])
     argv = ["calibrate", *PROBLEM, "--ratio", "2", "--eta", "0.02", "--q-tol", "1e-4", "--scope", "homogeneous"]

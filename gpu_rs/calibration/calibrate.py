@@ -11,7 +11,8 @@ from gpu_rs.calibration.dips import OneBitDips
 from gpu_rs.calibration.profile_target import calibrate_delta
 from gpu_rs.calibration.results import Calibration, ProfileCalibration
 from gpu_rs.calibration.search import Queries, smallest_q
-from gpu_rs.common.limits import CALIBRATION_SEARCH_SECONDS, MAX_CALIBRATION_SECONDS, MIN_TARGET
+from gpu_rs.common.floats import FLOOR
+from gpu_rs.common.limits import CALIBRATION_SEARCH_SECONDS, MAX_CALIBRATION_SECONDS, MIN_TARGET, Q_RTOL
 from gpu_rs.common.provenance import provenance
 from gpu_rs.common.validation import (
     Problem,
@@ -39,13 +40,13 @@ def calibrate(
     ratio: float | None = None,
     scope: str = "all",
     k: int = 1,
-    q_tol: float = 1e-6,
+    q_tol: float | None = None,
     rel_width: float = 1e-3,
     backend: str = "auto",
     progress: Callable[[dict[str, Any]], Any] | None = None,
     max_seconds: float = MAX_CALIBRATION_SECONDS,
 ) -> Calibration | ProfileCalibration:
-    """The smallest ``q`` (within ``q_tol``) whose certified upper tail is ``<= eta`` (or ``δ(ε) <= delta``).
+    """The smallest ``q`` (within a tolerance) whose certified upper tail is ``<= eta`` (or ``δ(ε) <= delta``).
 
     Parameters
     ----------
@@ -67,8 +68,11 @@ def calibrate(
         calibration uses); the 3σ comparison uses the exact moments of ``R_k``, the local-DP
         comparison ``ε/k`` per report, and every ``sigma_*`` is ``√(qpN/k)/(p − q)``.
         ``scope="all"`` and ``delta`` are refused for ``k > 1``.
-    q_tol : float
-        Bisection tolerance on ``q``, ``1e-12 <= q_tol < 0.01``.
+    q_tol : float, optional
+        Absolute tolerance on ``q``, ``1e-12 <= q_tol < 0.01``. Default: relative,
+        ``1e-5 · min(q, 1/2 − q)`` (:func:`~gpu_rs.calibration.search.relative_tol`), so that a small
+        answer is found as precisely as a large one and ``σ(d̂)`` to about 1e-5 relative; the result's
+        ``q_tol`` is the absolute tolerance reached either way (``q − q_tol`` does not certify).
     rel_width : float
         Relative width asked of every tail query, ``1e-9 <= rel_width < 1``.
     backend : {"auto", "numpy", "cupy"}
@@ -88,7 +92,7 @@ def calibrate(
     Returns
     -------
     Calibration
-        ``tail(n, bits, c.q, eps).upper <= eta``; ``c.q - q_tol`` does not certify.
+        ``tail(n, bits, c.q, eps).upper <= eta``; ``c.q - c.q_tol`` does not certify.
 
     Raises
     ------
@@ -120,7 +124,7 @@ def calibrate(
             f"give exactly one of eta (sufficient DP) or delta ((eps, delta)-DP), each a number in "
             f"[{MIN_TARGET:g}, 1): got eta={eta!r}, delta={delta!r}"
         )
-    q_tol = check_q_tol(q_tol)
+    q_tol = None if q_tol is None else check_q_tol(q_tol)
     rel_width = check_rel_width(rel_width)
     max_seconds = check_open("max_seconds", max_seconds, 0.0, math.inf)
     if delta is not None:
@@ -155,6 +159,13 @@ def calibrate(
     def compute(q: float, width: float) -> tuple[TailBound, float]:
         # Only "upper <= eta?" matters: tails far below eta need no finer width than this.
         decide = eta if decided and query.phase != "report" and q != three_q else None
+        abs_width = 0.1 * width * eta
+        if decided and query.phase == "report":
+            # The lower end, the best pair known, lies far below eta: asked to a tenth of the
+            # seed's pair's tail as the decision bounded it (0.1 width eta alone would leave it
+            # at [0, ...], issue 33; finer, the report query can take ten times longer at L = 8).
+            scale = max(p.upper for p in query.certifying[q].pairs)
+            abs_width = min(abs_width, max(0.1 * scale, FLOOR))
         b = tail(
             n,
             bits,
@@ -163,7 +174,7 @@ def calibrate(
             scope=scope,
             k=k,
             rel_width=width,
-            abs_width=0.1 * width * eta,
+            abs_width=abs_width,
             backend=backend,
             decide=decide,
             search_seconds=CALIBRATION_SEARCH_SECONDS,
@@ -173,7 +184,7 @@ def calibrate(
     query = Queries(compute, rel_width, progress, max_seconds)
     # One bit, one report: the tail's pieces in q have proven floors (docs/calibration.md).
     pieces = OneBitDips(n, eps, scope) if bits == 1 and k == 1 else None
-    hi, notes, violations = smallest_q(n, bits, eps, eta, q_tol, query, ("eta", "tail"), pieces)
+    hi, tol, notes, violations = smallest_q(n, bits, eps, eta, q_tol, query, ("eta", "tail"), pieces)
     if decided:
         query.phase = "report"
         query.again(hi)
@@ -200,7 +211,8 @@ def calibrate(
         k=final.k,
         guarantee=final.guarantee,
         at_q=final,
-        q_tol=q_tol,
+        q_tol=tol,
+        q_rtol=Q_RTOL if q_tol is None else None,
         steps=query.steps,
         monotone=not violations,
         violations=violations,

@@ -8,6 +8,7 @@ from typing import Any
 
 from gpu_rs.calibration.results import ProfileCalibration
 from gpu_rs.calibration.search import Queries, smallest_q
+from gpu_rs.common.limits import Q_RTOL
 from gpu_rs.common.provenance import provenance
 from gpu_rs.pairs.guarantees import guarantee
 from gpu_rs.quantities.closed_forms import local_dp_q, precision_sigma
@@ -22,7 +23,7 @@ def calibrate_delta(
     delta: float,
     *,
     scope: str,
-    q_tol: float,
+    q_tol: float | None,
     rel_width: float,
     backend: str,
     progress: Callable[[dict[str, Any]], Any] | None,
@@ -40,7 +41,7 @@ def calibrate_delta(
         return prof.delta(eps), time.perf_counter() - t0
 
     query = Queries(compute, rel_width, progress, max_seconds)
-    hi, notes, violations = smallest_q(n, bits, eps, delta, q_tol, query, ("delta", "delta"))
+    hi, tol, notes, violations = smallest_q(n, bits, eps, delta, q_tol, query, ("delta", "delta"))
     final = query.seen[hi]
     if not final.met:
         notes.append(f"delta at q could not be computed to rel_width={rel_width:g}")
@@ -54,7 +55,8 @@ def calibrate_delta(
         scope=scope,
         guarantee=guarantee(scope, exact_all=bits == 1, quantity="delta"),
         at_q=final,
-        q_tol=q_tol,
+        q_tol=tol,
+        q_rtol=Q_RTOL if q_tol is None else None,
         steps=query.steps,
         monotone=not violations,
         violations=violations,

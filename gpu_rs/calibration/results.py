@@ -16,15 +16,19 @@ class CalibrationResult(ToDict):
     """The fields every calibration has, whatever its target.
 
     ``q`` is certified (its certified value is within the target) and ``q − q_tol`` was
-    checked and does not certify. ``sigma_*`` are the standard deviations of a count
-    estimate over ``n`` reports (seed 003 §4) at each flip probability.
+    checked and does not certify; ``q_tol`` is absolute (``q_rtol · min(q, 1/2 − q)`` by
+    default). ``sigma_*`` are the standard deviations of a count estimate over ``n`` reports
+    (seed 003 §4) at each flip probability.
 
     Attributes
     ----------
     n, bits, eps, k : int, int, float, int
         The setting: users, bits per report, privacy level, reports per user.
     q, q_tol : float
-        The calibrated flip probability and the tolerance of the search.
+        The calibrated flip probability and the absolute tolerance reached: ``q − q_tol`` does not certify.
+    q_rtol : float or None
+        The relative tolerance asked (``q_tol = q_rtol · min(q, 1/2 − q)``), or None where an absolute
+        ``q_tol`` was given.
     scope, guarantee : str
         The pairs the calibrated ``q`` protects (SPEC §1.1), in a word and in a sentence.
     steps : list of dict
@@ -45,6 +49,7 @@ class CalibrationResult(ToDict):
     k: int = 1
     q: float
     q_tol: float
+    q_rtol: float | None = None
     scope: str
     guarantee: str
     steps: list[dict[str, Any]]

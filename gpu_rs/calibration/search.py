@@ -9,18 +9,21 @@ Cost (issue 22): every decision is made with the coarsest width that settles it
 (:class:`~gpu_rs.calibration.queries.Queries`); inside the bracket the steps are secant steps on
 ``log(value / target)`` from the two latest points, rounded to the grid ``hi₀ − m·q_tol`` so
 that the last two points are ``q`` and ``q − q_tol`` themselves, with a bisection whenever the
-bracket fails to halve in two steps; the scan for dips reuses every point already computed.
+bracket fails to halve in two steps; the scan for dips (:mod:`gpu_rs.calibration.scan`) reuses
+every point already computed.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from gpu_rs.calibration import dips
 from gpu_rs.calibration.queries import COARSE, Queries
+from gpu_rs.calibration.scan import DENSE, SPARSE, near_seen, scan
 from gpu_rs.common.errors import CalibrationError
+from gpu_rs.common.limits import MIN_Q_TOL, Q_RTOL
 from gpu_rs.quantities.closed_forms import three_sigma_q
 
 Q_MAX = 0.5 - 1e-9
@@ -29,30 +32,26 @@ NOISE = 1e-6
 """A calibrated q within this distance of 1/2 is refused: such reports carry no information."""
 
 
-class DenseScan(NamedTuple):
-    """Dense scan for dips (a lattice sawtooth): its step, most points, and the largest ``bits`` it runs for."""
+class Found(NamedTuple):
+    """What :func:`smallest_q` found: ``q`` certifies, ``q − q_tol`` does not; remarks; rises in ``q`` seen."""
 
-    step: float
-    points: int
-    max_bits: int
-
-
-class SparseScan(NamedTuple):
-    """Sparse scan for larger ``bits``: first step, growth factor, widest range."""
-
-    first: float
-    growth: float
-    reach: float
+    q: float
+    q_tol: float
+    notes: list[str]
+    violations: list[dict[str, float]]
 
 
-DENSE = DenseScan(step=5e-5, points=40, max_bits=3)
-SPARSE = SparseScan(first=1e-4, growth=2.0, reach=0.02)
-SCAN_STOP = 1.5
-"""A scan point whose lower bound exceeds this factor of eta counts as a miss; four in a row end it."""
 ENDGAME = 2
 """Within this many grid steps of the predicted answer a point is asked at ``rel_width`` directly."""
-REUSE = 0.2
-"""A scan point may be replaced by a computed point within this share of its offset (dense: of its step)."""
+
+
+def relative_tol(q: float) -> float:
+    """The default tolerance at ``q``: ``Q_RTOL · min(q, 1/2 − q)``.
+
+    ``σ(d̂) ∝ √(q(1 − q)) / (1 − 2q)`` is as sensitive to ``q`` relative to ``q`` (small ``q``) as
+    to ``1/2 − q`` (``q`` near 1/2): either way ``σ(d̂)`` is fixed to about ``Q_RTOL`` relative.
+    """
+    return Q_RTOL * min(q, 0.5 - q)
 
 
 def smallest_q(
@@ -60,19 +59,20 @@ def smallest_q(
     bits: int,
     eps: float,
     target: float,
-    q_tol: float,
+    q_tol: float | None,
     query: Queries,
     what: tuple[str, str],
     pieces: dips.OneBitDips | None = None,
-) -> tuple[float, list[str], list[dict[str, float]]]:
-    """``(q, notes, violations)``: the smallest certified ``q`` found, within ``q_tol``.
+) -> Found:
+    """The smallest certified ``q`` found, within ``q_tol`` (``None``: the relative :func:`relative_tol`).
 
-    ``what`` names the target and the value for messages (``("eta", "tail")``). ``pieces``
-    (one-bit tails only) replaces the scan for dips by the proven floors of
-    :mod:`gpu_rs.calibration.dips` where they apply, and prunes the scan where they do not. On return
-    ``query.seen[q]`` is the value reported at ``q`` (at ``rel_width`` where that certifies).
-    Raises :class:`CalibrationError` if even ``q`` just below 1/2 does not certify, or the
-    answer is within :data:`NOISE` of 1/2.
+    The answer ``q`` certifies and ``q − tol`` does not, ``tol`` the tolerance reached
+    (``Found.q_tol``: ``q_tol``, or ``relative_tol(q)`` by default). ``what`` names the target
+    and the value for messages (``("eta", "tail")``). ``pieces`` (one-bit tails only) replaces
+    the scan for dips by the proven floors of :mod:`gpu_rs.calibration.dips` where they apply,
+    and prunes the scan where they do not. On return ``query.seen[q]`` is the value reported at
+    ``q`` (at ``rel_width`` where that certifies). Raises :class:`CalibrationError` if even ``q``
+    just below 1/2 does not certify, or the answer is within :data:`NOISE` of 1/2.
     """
     name, quantity = what
     if not query.decide(Q_MAX, target):
@@ -85,9 +85,22 @@ def smallest_q(
     def ok(q: float) -> bool:
         return query.decide(q, target)
 
-    lo, hi = _bracket(n, bits, eps, q_tol, ok)
+    def tol(q: float) -> float:
+        return q_tol if q_tol is not None else relative_tol(q)
+
+    def search(lo: float, hi: float) -> float:
+        # Secant rounds, the first to the coarser of the ends' tolerances, each later one to the
+        # tolerance at the answer so far, until that answer stays put at its own tolerance.
+        step = max(tol(lo), tol(hi))
+        while True:
+            lo, found = _secant(lo, hi, step, target, query)
+            if found == hi and step <= tol(hi):
+                return hi
+            hi, step = found, tol(found)
+
+    lo, hi = _bracket(n, bits, eps, q_tol or MIN_Q_TOL, ok)
     query.phase = "search"
-    hi = _secant(lo, hi, q_tol, target, query)
+    hi = search(lo, hi)
     notes: list[str] = []
     # Not monotone in q (for small L it oscillates as lattice points cross the threshold;
     # for large L an atom crossing it makes it jump): look below for certified dips.
@@ -95,25 +108,25 @@ def smallest_q(
     found = pieces.candidates(hi, target) if pieces is not None else None
     lowest = None
     if found is not None and pieces is not None and pieces.proves:
-        lowest = dips.lowest(found, hi, target, q_tol, query, lambda a, b: _secant(a, b, q_tol, target, query))
+        lowest = dips.lowest(pieces, found, hi, target, tol, query, search)
         if lowest is not None:
             notes.append(
                 f"below the answer only the intervals searched may certify: floors of {len(pieces.cuts)} pieces"
             )
     proven = lowest is not None
     if lowest is None:
-        lowest = _scan(hi, bits, target, q_tol, query, pieces.excluded if pieces is not None else None)
+        lowest = scan(hi, bits, target, tol(hi), query, pieces.excluded if pieces is not None else None)
     if lowest < hi:
         notes.append(f"not monotone in q: q={lowest:.8g} below the search's answer {hi:.8g} also certifies")
         # Below a dip found from the floors nothing certifies (proven); below one the scan found, search.
-        hi = lowest if proven else _secant(*_descend(lowest, DENSE.step, ok), q_tol, target, query)
-    # q - q_tol must not certify (the search's last lower end is that point): check, search below if it does.
+        hi = lowest if proven else search(*_descend(lowest, DENSE.step, ok))
+    # q - tol must not certify (the search's last lower end is that point): check, search below if it does.
     query.phase = "check"
-    below = _near_seen(query, hi - q_tol, 1e-6 * q_tol)
+    below = near_seen(query, hi - tol(hi), 1e-6 * tol(hi))
     while below > 0 and query.decide(below, target, query.widths.get(below, COARSE)):
         notes.append(f"q={below:.8g} below the answer also certifies; answer moved down")
-        hi = _secant(*_descend(below, q_tol, ok), q_tol, target, query)
-        below = _near_seen(query, hi - q_tol, 1e-6 * q_tol)
+        hi = search(*_descend(below, tol(below), ok))
+        below = near_seen(query, hi - tol(hi), 1e-6 * tol(hi))
     if hi > 0.5 - NOISE:
         raise CalibrationError(
             f"the target {target:g} at eps={eps:g} needs q={hi:.10g}, within {NOISE:g} of 1/2: such reports carry "
@@ -133,12 +146,7 @@ def smallest_q(
             f"{len(violations)} pairs of queried points show the value rising with q; the 10 largest are listed"
         )
         violations = sorted(violations, key=lambda v: v["upper_at_low"] - v["lower_at_high"])[:10]
-    return hi, notes, violations
-
-
-def _near_seen(query: Queries, q: float, tol: float) -> float:
-    """A computed point within ``tol`` of ``q`` (the same grid point up to rounding), else ``q``."""
-    return next((s for s in query.seen if abs(s - q) <= tol), q)
+    return Found(hi, tol(hi), notes, violations)
 
 
 def _bracket(n: int, bits: int, eps: float, q_tol: float, ok: Callable[[float], bool]) -> tuple[float, float]:
@@ -173,8 +181,8 @@ def _descend(hi: float, step: float, ok: Callable[[float], bool]) -> tuple[float
     return 0.0, hi
 
 
-def _secant(lo: float, hi: float, q_tol: float, target: float, query: Queries) -> float:
-    """Shrink ``(lo, hi]`` to ``q_tol``: ``hi`` certifies, ``lo`` does not (or is 0).
+def _secant(lo: float, hi: float, q_tol: float, target: float, query: Queries) -> tuple[float, float]:
+    """Shrink ``(lo, hi]`` to ``q_tol``: ``hi`` certifies, ``lo`` does not (or is 0); returns both ends.
 
     Points are ``hi₀ − m·q_tol`` for integers ``m`` (``hi₀`` the first ``hi``), so the bracket
     ends with ``lo = hi − q_tol`` up to rounding: the check of ``q − q_tol`` is one of its steps.
@@ -201,7 +209,7 @@ def _secant(lo: float, hi: float, q_tol: float, target: float, query: Queries) -
     while True:
         first, last = m_hi + 1, math.ceil(u_lo - 1e-9) - 1
         if first > last:
-            return hi
+            return lo, hi
         # The secant through the two latest points while they straddle the answer; after a
         # one-sided step, regula falsi with the Illinois halving (the stale end's value halved).
         guess = _root(recent[-2:]) if len(recent) >= 2 and {recent[-2][0], recent[-1][0]} == {lo, hi} else None
@@ -243,56 +251,3 @@ def _root(pair: list[tuple[float, float]]) -> float | None:
     if fa == fb or not (math.isfinite(fa) and math.isfinite(fb)):
         return None
     return qb - fb * (qb - qa) / (fb - fa)
-
-
-def _scan(
-    hi: float, bits: int, eta: float, q_tol: float, query: Queries, skip: Callable[[float], bool] | None = None
-) -> float:
-    """The lowest certified ``q`` found below ``hi`` by cheap queries (``hi`` if none).
-
-    For ``bits <= 3`` (a lattice sawtooth with a period near 1e-3) the scan is dense,
-    restarting its step at every point near eta; otherwise sparse, with geometric steps.
-    A point already computed near a scan point stands in for it; a point where ``skip`` is
-    true (a proven tail above eta) is passed over without a query.
-    """
-
-    def value_near(q: float, tol: float) -> tuple[float, Any]:
-        # A coarse interval that straddles eta is refined until it decides (a dip's floor can
-        # lie within the coarse width of eta: n = 1e4, L = 2, ln 2 missed its first tooth so).
-        q = _near_seen(query, q, tol)
-        query.decide(q, eta, query.widths.get(q, max(query.rel_width, COARSE)))
-        return q, query.certifying.get(q, query.seen[q])
-
-    lowest, misses = hi, 0
-    if bits <= DENSE.max_bits:
-        step, points = DENSE.step, DENSE.points
-        q = hi
-        for _ in range(points):
-            q -= step
-            if q <= q_tol:
-                break
-            if skip is not None and skip(q):
-                continue
-            q, b = value_near(q, REUSE * DENSE.step)
-            if b.upper <= eta:
-                lowest, step, misses = min(lowest, q), DENSE.step, 0
-            elif query.above(q, b, SCAN_STOP * eta):
-                misses += 1
-                if misses >= 4:
-                    break
-                step *= 1.5
-            else:
-                step, misses = DENSE.step, 0
-        return lowest
-    first, growth, reach = SPARSE
-    offset = first
-    while offset <= reach and hi - offset > q_tol:
-        q, b = value_near(hi - offset, REUSE * offset)
-        if b.upper <= eta:
-            lowest = min(lowest, q)
-        elif query.above(q, b, SCAN_STOP * eta):
-            misses += 1
-            if misses >= 4:
-                break
-        offset *= growth
-    return lowest

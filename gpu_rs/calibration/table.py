@@ -186,7 +186,7 @@ def table(
     out: str | None = None,
     executor: Executor | None = None,
     workers: int | None = None,
-    q_tol: float = 1e-6,
+    q_tol: float | None = None,
     rel_width: float = 1e-3,
     backend: str = "auto",
     progress: Callable[[int, int, dict[str, Any]], Any] | None = None,

@@ -28,6 +28,7 @@ from gpu_rs.common.limits import (
     MIN_Q_TOL,
     MIN_REL_WIDTH,
     MIN_TARGET,
+    Q_RTOL,
     SCOPES,
 )
 
@@ -194,7 +195,8 @@ def add_q_tol(p: argparse.ArgumentParser) -> None:
         "--q-tol",
         type=checked("--q-tol", named("check_q_tol")),
         metavar="TOL",
-        help=f"bisection tolerance on q, {MIN_Q_TOL:g} <= TOL < {MAX_Q_TOL:g} (API default 1e-6)",
+        help=f"absolute tolerance on q, {MIN_Q_TOL:g} <= TOL < {MAX_Q_TOL:g}: q certifies, q - TOL does not "
+        f"(default: relative, {Q_RTOL:g} x min(q, 1/2 - q))",
     )
 
 

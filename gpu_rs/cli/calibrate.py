@@ -20,6 +20,7 @@ from gpu_rs.cli.arguments import (
 )
 from gpu_rs.cli.output import EXIT_OK, PROG, fmt, interval, op, print_json, verdict, warn_unmet
 from gpu_rs.cli.progress import Progress
+from gpu_rs.common.limits import Q_RTOL
 
 
 def register(sub: Any) -> None:
@@ -27,8 +28,8 @@ def register(sub: Any) -> None:
     p = sub.add_parser(
         "calibrate",
         help="smallest certified q with P[R > e^eps] <= eta",
-        description="The smallest flip probability q (within --q-tol) whose "
-        "certified upper tail is <= eta, compared with the 3-sigma "
+        description="The smallest flip probability q (within --q-tol, by default within "
+        f"{Q_RTOL:g} x min(q, 1/2 - q)) whose certified upper tail is <= eta, compared with the 3-sigma "
         "rule and local DP.",
     )
     add_common(p, q=False, eps_required=True)
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     relation = op(t.inclusive)
     lam = f"{math.exp(c.eps):.6g}"
     print(f"calibrate  n={c.n}, bits={c.bits}, eps={c.eps:.6g} (lambda={lam}), eta={c.eta:g}")
-    print(f"q = {c.q:.8g}  (to within {c.q_tol:g}): certified P[R {relation} {lam}] <= {t.upper:.4e} <= eta")
+    print(f"q = {c.q:.8g}  ({tolerance(c)}): certified P[R {relation} {lam}] <= {t.upper:.4e} <= eta")
     print(f"scope {c.scope}{f', k={c.k}' if c.k > 1 else ''}: {c.guarantee}")
     print()
     rows = [
@@ -103,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         ("local DP", c.local_dp_q, "-", "", c.sigma_local_dp),
     ]
     header = ("rule", "q", f"P[R {relation} {lam}] certified", "", "sigma(d^)")
-    table = [header] + [(r, fmt(q, ".6f"), iv, v, fmt(s, ".4g")) for r, q, iv, v, s in rows]
+    table = [header] + [(r, fmt(q, ".6g"), iv, v, fmt(s, ".4g")) for r, q, iv, v, s in rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     for row in table:
         print("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
@@ -114,13 +115,19 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def tolerance(c: Any) -> str:
+    """Which side of the tolerance the answer lies on: ``q`` certifies (the line says so), ``q − q_tol`` does not."""
+    relative = f" = {c.q_rtol:g} x min(q, 1/2 - q)" if c.q_rtol is not None else ""
+    return f"to within {c.q_tol:.3g}{relative}: q - {c.q_tol:.3g} does not certify"
+
+
 def print_delta_calibration(c: Any, as_json: bool) -> int:
     """Report a calibration to (eps, delta) (a ``ProfileCalibration``)."""
     if as_json:
         print_json(c)
         return EXIT_OK
     print(f"calibrate  n={c.n}, bits={c.bits}, eps={c.eps:.6g}, delta={c.delta:g}")
-    print(f"q = {c.q:.8g}  (to within {c.q_tol:g}): certified delta({c.eps:.6g}) <= {c.at_q.upper:.4e} <= delta")
+    print(f"q = {c.q:.8g}  ({tolerance(c)}): certified delta({c.eps:.6g}) <= {c.at_q.upper:.4e} <= delta")
     print(f"scope {c.scope}: {c.guarantee}")
     print(f"sigma(d^): calibrated {c.sigma_calibrated:.4g}, local DP (q={c.local_dp_q:.6f}) {c.sigma_local_dp:.4g}")
     print(f"backend {c.backend}, {len(c.steps)} delta queries, {c.seconds:.3g} s")

@@ -119,9 +119,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--q-tol",
         type=checked("--q-tol", named("check_q_tol")),
-        default=1e-6,
         metavar="TOL",
-        help="tolerance on q (1e-6)",
+        help="absolute tolerance on q (default: relative, as calibrate's)",
     )
     p.add_argument(
         "--rel-width",

@@ -46,6 +46,10 @@ MIN_Q_TOL = 1e-12
 """Smallest bisection tolerance on ``q``; below it the search would split float64 spacings for ever."""
 MAX_Q_TOL = 0.01
 """Bisection tolerances on ``q`` must stay below this."""
+Q_RTOL = 1e-5
+"""The default tolerance on ``q`` is relative: ``Q_RTOL · min(q, 1/2 − q)``, so that ``σ(d̂)`` is
+fixed to about ``Q_RTOL`` relative whatever ``q`` (an absolute 1e-6 answered ``q = 1e-6`` where
+``q = 4.5e-7`` certifies, issue 33)."""
 BACKEND_NAMES = ("auto", "numpy", "cupy")
 """Backends a user may name; ``array_api_strict`` is accepted too, for the test suite."""
 TEST_BACKENDS = ("array_api_strict",)
