@@ -45,6 +45,7 @@ from gpu_rs.engine.crossing import Query
 from gpu_rs.engine.pipeline import Plan, tail_bounds
 from gpu_rs.pairs import background_delta, proven_delta
 from gpu_rs.pairs.background_delta import WorstDelta
+from gpu_rs.pairs.results import estimate
 from gpu_rs.quantities.profile_curve import HingeCurve
 from gpu_rs.quantities.profile_enumeration import MAX_VECTORS, Enumerated, count_vectors
 from gpu_rs.quantities.profile_one_bit import delta_one_bit
@@ -243,19 +244,19 @@ class Profile:
             found[name] = (lo, hi, queries)
         lower = max(v[0] for v in found.values())
         upper = max(v[1] for v in found.values())
-        relaxation = 0.0
+        relaxation, known = 0.0, None
         if worst is not None:
             # every background, pruned (pairs/background_delta.py); it contains the homogeneous pair
             lower, upper = max(lower, worst.lower), max(worst.upper, lower)
         elif proven is not None:
             # proven for every pair; below the homogeneous pair's upper end only by rounding
-            relaxation = max(0.0, proven - upper)
+            relaxation, known = max(0.0, proven - upper), (lower, upper)
             upper = max(upper, proven)
         budget = ErrorBudget(discretization=upper - lower - relaxation, relaxation=relaxation)
         return DeltaBound(
             eps,
             lower,
-            0.5 * (lower + upper),
+            estimate(lower, upper, known),
             upper,
             found["forward"][:2],
             found["reverse"][:2] if "reverse" in found else None,
@@ -277,6 +278,7 @@ class Profile:
         at_hi = self.delta(top)
         hi, at_lo, lo = top, None, 0.0
         u_lo, l_hi = 0.0, top  # upper δ above delta at u_lo (or u_lo = 0); lower δ at most delta at l_hi
+        pair_hi = top  # the homogeneous pair's upper δ at most delta here: its ε(δ) lies in [lo, pair_hi]
         for _ in range(ROOT_ROUNDS):
             tol = eps_tol * max(hi, 1e-6)
             brackets = [(a, b) for a, b in ((u_lo, hi), (lo, l_hi)) if b - a > tol]
@@ -293,6 +295,9 @@ class Profile:
                     lo, at_lo = d.eps, d
                 elif d.lower <= delta:
                     l_hi = min(l_hi, d.eps)
+                if max(order[1] for order in (d.forward, d.reverse) if order is not None) <= delta:
+                    pair_hi = min(pair_hi, d.eps)
             u_lo, l_hi = min(u_lo, hi), max(l_hi, lo)
         met = hi - lo <= eps_tol * max(hi, 1e-6)
-        return EpsilonBound(delta, lo, 0.5 * (lo + hi), hi, at_hi, at_lo, met)
+        known = (lo, pair_hi) if self.scope == "all" and not self.exact_all else None
+        return EpsilonBound(delta, lo, estimate(lo, hi, known), hi, at_hi, at_lo, met)
