@@ -90,3 +90,19 @@ def test_cli_tail_lists_each_pair_once_and_measures_the_width_as_asked(capsys):
     b = gpu_rs.tail(1000, 5, 0.2446, 0.6931, backend="numpy")
     relative = f"{b.width / b.lower:.3g} times the lower end"
     assert relative in err and relative in out
+
+
+def test_cli_prints_small_numbers_in_significant_digits(capsys):
+    """A q of 4e-9 is not ``0.000000``, and an upper end that is 0 rounded outwards (the subnormal
+    4.940656e-324) is shown as below the smallest normal float, not as digits it does not have."""
+    argv = ["calibrate", "--n", "1e9", "--bits", "1", "--eps", "1", "--eta", "1e-2", "--scope", "forward"]
+    code, out, _ = run(capsys, [*argv, "--q-tol", "1e-4", "--backend", "numpy", "--quiet"])
+    assert code == 0
+    rows = {x.split()[0]: x.split() for x in out.splitlines() if x.startswith("  ") and x.split()}
+    assert float(rows["3-sigma"][2]) == pytest.approx(gpu_rs.three_sigma_q(10**9, 1, 1.0), rel=1e-5)
+    assert "0.000000" not in out and "4.94" not in out and "<2.2e-308" in rows["calibrated"][3]
+    code, out, _ = run(
+        capsys, ["profile", "--n", "1e6", "--bits", "40", "--q", "0.4", "--eps", "3", "--backend", "numpy"]
+    )
+    reverse = next(x for x in out.splitlines() if x.strip().startswith("reverse"))
+    assert code == 0 and "4.94" not in reverse and "<2.2e-308" in reverse
