@@ -106,3 +106,34 @@ def test_cli_prints_small_numbers_in_significant_digits(capsys):
     )
     reverse = next(x for x in out.splitlines() if x.strip().startswith("reverse"))
     assert code == 0 and "4.94" not in reverse and "<2.2e-308" in reverse
+
+
+# ------------------------------------------------------------------ item 12: the profile's figure
+
+
+def test_profile_plot_shows_every_band_it_names_and_marks_floors_as_floors():
+    """Issue 33's figure (N = 1e6, L = 40, q = 0.4): the seed's pair's bands lie 5 to 15 decades below
+    the proven upper end; the axis reaches each of their ends (from MIN_TARGET = 1e-30 up), and an
+    end at or below the axis floor (the reverse order's upper end, 0 rounded outwards) is drawn on a
+    line labelled as the floor with its own marker, not as data on the band's line."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    eps = [0.5, 1.5, 3.0]
+    prof = gpu_rs.privacy_profile(10**6, 40, 0.4, backend="numpy")
+    ax = Figure().subplots()
+    prof.plot(eps, ax=ax)
+    found = prof.delta(eps)  # cached: the values drawn
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    floor_line = next(line for label, line in lines.items() if label.startswith("axis floor"))
+    floor = float(floor_line.get_ydata()[0])
+    assert ax.get_ylim()[0] <= floor
+    ends = [v for d in found for name in ("forward", "reverse") for v in getattr(d, name)]
+    assert min(v for v in ends if v > 0) < 1e-3 * min(d.upper for d in found)  # the bands far below
+    assert all(v > floor for v in ends if v >= 1e-30)  # every band end worth drawing is on the axis
+    below = [d.eps for d in found if d.reverse[1] <= floor]
+    assert below  # the reverse order's upper end is 0 rounded outwards here
+    marks = next(line for label, line in lines.items() if "reverse order: upper end at or below the floor" in label)
+    assert list(marks.get_xdata()) == below and set(marks.get_ydata()) == {floor}
+    band = next(line for label, line in lines.items() if label.endswith("reverse order (certified band)"))
+    assert all(math.isnan(y) for x, y in zip(band.get_xdata(), band.get_ydata(), strict=True) if x in below)

@@ -180,6 +180,12 @@ class Profile:
         """Whether ``scope="all"`` is the exact maximum over every background (one bit, where it fits)."""
         return self.bits == 1 and background_delta.fits(self.n, self.q)
 
+    @property
+    def bound_only(self) -> bool:
+        """Whether ``scope="all"`` is a proven upper end here, with the homogeneous pair as lower end
+        (and estimate), not the exact maximum over every pair."""
+        return self.scope == "all" and not self.exact_all
+
     def _meets(self, lo: float, hi: float) -> bool:
         return hi - lo <= max(self.abs_width, self.rel_width * lo)
 
@@ -205,7 +211,7 @@ class Profile:
             if self.backgrounds is None:
                 self.backgrounds = background_delta.Rows(self.n, self.q)
             worst = list(background_delta.worst_deltas(self.backgrounds, np.array(eps), self.rel_width, self.abs_width))
-        if self.scope == "all" and not self.exact_all:  # proven for every pair (pairs/proven_delta.py)
+        if self.bound_only:  # proven for every pair (pairs/proven_delta.py)
             positive = [e for e in eps if e > 0.0]
             values = iter(proven_delta.delta_upper(self.n, self.bits, self.q, np.array(positive)) if positive else [])
             proven = [float(next(values)) if e > 0.0 else 1.0 for e in eps]
@@ -299,5 +305,5 @@ class Profile:
                     pair_hi = min(pair_hi, d.eps)
             u_lo, l_hi = min(u_lo, hi), max(l_hi, lo)
         met = hi - lo <= eps_tol * max(hi, 1e-6)
-        known = (lo, pair_hi) if self.scope == "all" and not self.exact_all else None
+        known = (lo, pair_hi) if self.bound_only else None
         return EpsilonBound(delta, lo, estimate(lo, hi, known), hi, at_hi, at_lo, met)
