@@ -7,8 +7,13 @@ the exact ``δ`` of the homogeneous pair at L = 2 (:func:`oracles.log_delta_L2`)
 
 from __future__ import annotations
 
+import importlib.util
+import inspect
 import json
 import math
+import re
+from pathlib import Path
+from typing import Any
 
 import oracles as O
 import pytest
@@ -18,6 +23,7 @@ import gpu_rs
 from gpu_rs.cli.main import main
 from gpu_rs.pairs import family
 
+ROOT = Path(__file__).resolve().parents[1]
 ISSUE_TAIL = ["tail", "--n", "1000", "--bits", "5", "--q", "0.2446", "--eps", "0.6931", "--backend", "numpy"]
 """The command of issue 33 item 9: the best pair known 0.0071, the proven bound 0.23."""
 
@@ -108,6 +114,13 @@ def test_cli_prints_small_numbers_in_significant_digits(capsys):
     assert code == 0 and "4.94" not in reverse and "<2.2e-308" in reverse
 
 
+def test_tail_ends_are_python_floats():
+    """An exact enumeration's ends were NumPy scalars: a table wrote them as ``np.float64(0.00099…)``."""
+    b = gpu_rs.tail(1000, 2, 0.10556171614259476, 1.0, scope="homogeneous", backend="numpy")
+    assert b.method == "enumeration"
+    assert type(b.lower) is float and type(b.upper) is float and type(b.estimate) is float
+
+
 # ------------------------------------------------------------------ item 12: the profile's figure
 
 
@@ -137,3 +150,72 @@ def test_profile_plot_shows_every_band_it_names_and_marks_floors_as_floors():
     assert list(marks.get_xdata()) == below and set(marks.get_ydata()) == {floor}
     band = next(line for label, line in lines.items() if label.endswith("reverse order (certified band)"))
     assert all(math.isnan(y) for x, y in zip(band.get_xdata(), band.get_ydata(), strict=True) if x in below)
+
+
+# ------------------------------------------------------------------ item 14: docs say what the code does
+
+
+def _build() -> Any:
+    """notebooks/build.py, the source of the notebooks."""
+    spec = importlib.util.spec_from_file_location("_notebook_build", ROOT / "notebooks" / "build.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_docs_and_notebooks_name_the_default_scope():
+    """docs/spec.md §1.1 and notebook 01 mark as the default the scope the API defaults to."""
+    build = _build()
+    default = inspect.signature(gpu_rs.tail).parameters["scope"].default
+    section = (ROOT / "docs" / "spec.md").read_text(encoding="utf-8").split("### 1.1")[1].split("### 1.2")[0]
+    marked = [line for line in section.splitlines() if line.startswith("- `") and "default" in line]
+    assert len(marked) == 1 and marked[0].startswith(f'- `"{default}"`'), marked
+    text = " ".join(source for _, source in build.QUICKSTART)
+    assert re.findall(r"default scope, `(\w+)`", text) == [default]
+
+
+def test_notebook_05_labels_the_seed_pair_as_one_pair_and_draws_the_every_pair_line():
+    """The seed's pair's ε(δ) is a lower bound on the worst case, not a guarantee; the proven
+    every-pair line is in the figure of ε(δ) against N at every (N, L) of the comparison, and in the
+    figure of δ(ε) beside the generic bounds."""
+    build = _build()
+    source = " ".join(text for _, text in build.ACCOUNTANTS)
+    label = re.search(r'"homogeneous": "([^"]*)"', source).group(1)
+    assert "seed's pair only" in label and "not a guarantee" in label
+    assert "every pair (proven, scope all)" in source.split("## ε(δ = 10⁻⁶) against N")[0]
+    cells = json.loads((ROOT / "benchmarks" / "profile_comparison.json").read_text(encoding="utf-8"))
+    for bits in (1, 2, 5, 8, 40):
+        q = 1.0 / (1.0 + math.exp(4.0 / bits))
+        for n in (10**3, 10**4, 10**5, 10**6, 10**7):
+            assert cells[f"all n={n} bits={bits} q={q!r} delta=1e-06"]["status"] == "ok", (n, bits)
+
+
+def test_readme_table_sample_is_what_the_code_computes():
+    """Each row of the README's `gpu-rs table` sample: the q and upper end `gpu_rs.calibrate` gives now
+    (a row is exactly `calibrate` at its setting; rerun the sample's command when this fails)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("$ gpu-rs table ", 1)[1].split("```", 1)[0]
+    command = block.splitlines()[0].split()
+    grid = {name: command[command.index(name) + 1] for name in ("--n", "--bits", "--eps", "--eta")}
+    assert "--scope" not in command  # the table's default scope, homogeneous
+    lines = block.split("$ cut ", 1)[1].splitlines()[1:]
+    header, rows = lines[0].split(), [dict(zip(lines[0].split(), line.split(), strict=True)) for line in lines[1:]]
+    assert {"n", "bits", "eps", "q", "upper"} <= set(header)
+    settings = {
+        (float(n), int(b), float(e))
+        for n in grid["--n"].split(",")
+        for b in grid["--bits"].split(",")
+        for e in grid["--eps"].split(",")
+    }
+    assert {(float(r["n"]), int(r["bits"]), float(r["eps"])) for r in rows} == settings
+    for r in rows:
+        c = gpu_rs.calibrate(
+            int(r["n"]),
+            int(r["bits"]),
+            eps=float(r["eps"]),
+            eta=float(grid["--eta"]),
+            scope="homogeneous",
+            backend="numpy",
+        )
+        assert (c.q, c.tail.upper) == (float(r["q"]), float(r["upper"])), r
