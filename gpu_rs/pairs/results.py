@@ -39,7 +39,7 @@ def estimate(lower: float, upper: float, known: tuple[float, float] | None = Non
     overlap of the two ends cannot move it out).
     """
     low, high = (lower, upper) if known is None else known
-    return min(upper, max(lower, 0.5 * (low + high)))
+    return float(min(upper, max(lower, 0.5 * (low + high))))
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,13 @@ ROOT_ROUNDS = 12
 """Rounds of the root finder: each narrows a bracket ``ROOT_POINTS + 1`` times (8¹² ≈ 7e10)."""
 
 
+def intersect(eps: float, a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
+    """The intersection of two certified intervals ``a`` and ``b`` for ``δ(ε)``; disjoint ones are a bug."""
+    if max(a[0], b[0]) > min(a[1], b[1]):
+        raise RuntimeError(f"two certified intervals for delta({eps!r}) are disjoint: {a}, {b}")
+    return max(a[0], b[0]), min(a[1], b[1])
+
+
 @dataclass
 class Order:
     """One order of the homogeneous pair: its tail ``r ↦ P[R > r]``, cached on a dyadic grid."""
@@ -122,9 +129,7 @@ class Order:
             if upper - lower <= max(abs_width, rel_width * lower):
                 return lower, upper, queries
         i_lo, i_hi, more = self.integral(eps, rel_width, abs_width, max_queries)
-        if max(lower, i_lo) > min(upper, i_hi):
-            raise RuntimeError(f"two certified intervals for delta({eps!r}) are disjoint: {lower, upper}, {i_lo, i_hi}")
-        return max(lower, i_lo), min(upper, i_hi), queries + more
+        return *intersect(eps, (lower, upper), (i_lo, i_hi)), queries + more
 
     def integral(self, eps: float, rel_width: float, abs_width: float, max_queries: int) -> tuple[float, float, int]:
         """``(lower, upper, queries)`` for ``δ(ε)`` from the integral of the tail over a grid."""
@@ -182,12 +187,8 @@ class Profile:
 
     @property
     def bound_only(self) -> bool:
-        """Whether ``scope="all"`` is a proven upper end here, with the homogeneous pair as lower end
-        (and estimate), not the exact maximum over every pair."""
+        """Whether ``scope="all"`` is a proven upper end here (the homogeneous pair the lower end), not the maximum."""
         return self.scope == "all" and not self.exact_all
-
-    def _meets(self, lo: float, hi: float) -> bool:
-        return hi - lo <= max(self.abs_width, self.rel_width * lo)
 
     def deltas(self, eps: Sequence[float]) -> list[DeltaBound]:
         """Certified ``δ`` at every ``ε``: one set of transforms serves them all."""
@@ -234,22 +235,13 @@ class Profile:
             if hi - lo > need and self.hinge is not None:  # the curve's absolute width: tilt
                 tilted = self.hinge.tilted(eps, name == "forward", self.rel_width / 2, need / 2)
                 if tilted is not None:
-                    if max(lo, tilted[0]) > min(hi, tilted[1]):
-                        raise RuntimeError(
-                            f"two certified intervals for delta({eps!r}) are disjoint: {lo, hi}, {tilted}"
-                        )
-                    lo, hi = max(lo, tilted[0]), min(hi, tilted[1])
+                    lo, hi = intersect(eps, (lo, hi), tilted)
                     need = max(need, self.rel_width * lo)
             if hi - lo > need and self.max_queries > 0:
                 o_lo, o_hi, queries = order.delta(eps, self.rel_width, self.abs_width, self.max_queries)
-                if max(lo, o_lo) > min(hi, o_hi):
-                    raise RuntimeError(
-                        f"two certified intervals for delta({eps!r}) are disjoint: {lo, hi}, {o_lo, o_hi}"
-                    )
-                lo, hi = max(lo, o_lo), min(hi, o_hi)
+                lo, hi = intersect(eps, (lo, hi), (o_lo, o_hi))
             found[name] = (lo, hi, queries)
-        lower = max(v[0] for v in found.values())
-        upper = max(v[1] for v in found.values())
+        lower, upper = (max(v[i] for v in found.values()) for i in (0, 1))
         relaxation, known = 0.0, None
         if worst is not None:
             # every background, pruned (pairs/background_delta.py); it contains the homogeneous pair
@@ -283,8 +275,7 @@ class Profile:
         top = max(order.top for order in self.orders.values())
         at_hi = self.delta(top)
         hi, at_lo, lo = top, None, 0.0
-        u_lo, l_hi = 0.0, top  # upper δ above delta at u_lo (or u_lo = 0); lower δ at most delta at l_hi
-        pair_hi = top  # the homogeneous pair's upper δ at most delta here: its ε(δ) lies in [lo, pair_hi]
+        u_lo, l_hi, pair_hi = 0.0, top, top  # δ > delta at u_lo; lower δ, pair's upper δ <= delta at l_hi, pair_hi
         for _ in range(ROOT_ROUNDS):
             tol = eps_tol * max(hi, 1e-6)
             brackets = [(a, b) for a, b in ((u_lo, hi), (lo, l_hi)) if b - a > tol]
