@@ -695,6 +695,51 @@ Tests (`tests/test_reduction.py`):
 - **arXiv 2603.21197** (extremal pairs of shuffled channels) concerns the one-coordinate
   contamination pair (as read in the previous round; not re-checked here); it does not bound
   heterogeneous backgrounds. We did not find a result that keeps the mean-1 structure above.
+
+### 8.7 One curve for every question, and the published bounds inside it (issue 29)
+
+`pairs/every_pair.py` holds the every-pair bound as one object, `Curve(N, L, q)`: for each distance
+d the least of the proven bounds (the collapsed clone bound of §4, the graded clone bound of §8.1,
+the graded blanket of §8.2), never above the stronger clone bound below. The profile reads
+`max_d` of it at an array of ε (`Curve.deltas`), the tail takes §8.3's step per distance and then
+the largest over d (`Curve.tail`). `every_pair.curve(N, L, q)` returns the same object for the same
+setting (the 16 most recent), and every blanket lattice and tail it computes is kept under the exact
+question that produced it: an answer depends on its question alone, and asking it again is free (a
+calibration's tail at its answer, a profile's ε asked twice).
+
+- **No cutoff in L.** The profile used the blanket only up to L = 16. At L = 40: δ(2) at
+  (N, q) = (10⁷, 0.351) is 0.2125 (was 0.870), at (10⁷, 0.3754) 8.99 × 10⁻⁵ (was 0.724); ε(10⁻⁶) at
+  (1000, 40, 0.45) is [0.364, 1.82] (was [0.362, 8.03]).
+- **Speed.** At each anchor the distances are taken from the largest bound down, that bound already
+  lowered by the blankets of the anchors below (so the distance that set the maximum there comes
+  first), and every other blanket stops as soon as it is surely below the running maximum
+  (`settle`; a distance below the maximum cannot raise it, and the one that sets it is computed in
+  full, so the values at the anchors are unchanged: the same 100 values at L = 40, N = 10⁷,
+  q = 0.3754 in half the time). A root finder (ε(δ)) only asks whether each upper end is at most δ:
+  there every blanket stops once it is surely at most δ, and an anchor as soon as one distance
+  stays above it.
+- **The stronger clone bound covers every pair at every distance (proof by citation).** Feldman,
+  McMillan and Talwar ("Stronger privacy amplification by shuffling for Rényi and approximate
+  differential privacy", SODA 2023) and Wang et al.'s variation-ratio reduction with generic
+  parameters (p = q = e^ε₀, β = (e^ε₀ − 1)/(e^ε₀ + 1); PVLDB 2024) show that for any ε₀-LDP
+  randomizer and any two neighbouring collections, the shuffled output's δ(ε) is at most that of
+  the collapsed pair of §4 with C ~ Bin(N − 1, 2/(e^ε₀ + 1)) clones. L-bit randomized response is
+  ε₀-LDP with ε₀ = L log(p/q), and 2/(e^ε₀ + 1) = 2r^L/(1 + r^L) = p_L: this is exactly §4's pair at
+  d = L. Its certified value (`clones.reduced_delta` with p_L rounded down, ε₀ rounded up: fewer
+  clones describe a pair of which the true one is a post-processing, and a larger ε₀ is still an
+  LDP parameter) therefore bounds every pair at every distance, and the curve takes it into the
+  minimum at each d, in δ and in the tail's step (method `"stronger clone bound"` where it
+  decides). Feldman, McMillan and Talwar's numerical bound (FOCS 2021) is the same pair with
+  clone probability e^−ε₀ = r^L ≤ p_L; adding a clone is a post-processing, so it is never below.
+  So the every-pair upper end is never above either (tests/test_published_bounds.py).
+- **A defect found on the way.** `clones.given_clones` returned 0 for ε < −ε₀ (the crossing i* was
+  negative, and no j was evaluated); the true value there is 1 − e^ε. Every caller before this
+  round asked only ε > 0 or charged ε ≤ 0 the value 1, so no published number changed; the tail's
+  step below ε = 0 now reaches it, and the crossing is clamped at 0 (tests/test_reduction.py).
+- **Exact ties.** At ε = d log(p/q), within round-off, β − λ(1 − β) rounds to 0: `clones.crossing`
+  takes i* = c + 1 there (the largest ratio is e^ε within round-off), where a division by zero
+  was raised. tests/test_ties.py checks every scope and quantity at d log(p/q) ± 3 ulps against
+  every pair enumerated.
 """
 
 

@@ -128,3 +128,21 @@ def test_tail_search_seconds_zero_skips_the_search():
 def test_tail_search_seconds_bad_input(bad):
     with pytest.raises(ValueError, match=r"search_seconds must be"):
         gpu_rs.tail(100, 2, 0.2, 1.0, search_seconds=bad)
+
+
+@pytest.mark.parametrize(("n", "bits", "q", "eps"), [(1000, 3, 0.01, 3.0), (10**6, 3, 0.01, 0.1)])
+def test_evaluated_counts_members_once(monkeypatch, n, bits, q, eps):
+    """Issue 33 item 13 ("96 of 50 homogeneous backgrounds evaluated"): a member evaluated again with
+    more terms, or refined at the end, is one member; the count is of distinct members given engine
+    bounds (the two seed members included), never more than the family holds."""
+    calls = []
+    member_bounds = family.member_bounds
+
+    def counted(m, *args, **kwargs):
+        calls.append(m)
+        return member_bounds(m, *args, **kwargs)
+
+    monkeypatch.setattr(family, "member_bounds", counted)
+    found = family_search.family_max(Problem(n, bits, q, eps), False, PLAN, np)
+    assert len(calls) > len(set(calls))  # the setting evaluates some member more than once
+    assert found.evaluated == len(set(calls)) <= found.members == family_search.member_count(bits)

@@ -102,7 +102,9 @@ def test_profile_plot_draws_the_generic_curves_beside_ours(tmp_path):
     path = tmp_path / "profile.png"
     ax = profile.plot(np.linspace(0.1, 1.0, 5), path=str(path), others=generic_curves(200, 1, 0.1))
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert path.stat().st_size > 0 and "variation-ratio (Wang et al.)" in labels and len(labels) == 7
+    assert path.stat().st_size > 0 and "variation-ratio (Wang et al.)" in labels and len(labels) == 9
+    # seven curves and bands, and the two floors marked as floors (issue 33 item 12)
+    assert [x.split(" ")[:2] for x in labels if "floor" in x] == [["bound's", "floor:"], ["axis", "floor"]]
 
 
 @pytest.mark.parametrize(("n", "bits", "q"), [(4, 2, 0.2), (3, 3, 0.1), (6, 2, 0.3), (5, 2, 0.1)])

@@ -56,8 +56,8 @@ def run(args: argparse.Namespace) -> int:
             count += 1
             verdict = f"<= {name}" if info["upper"] <= target else f" > {name}"
             progress.line(
-                f"{PROG}: {info['phase']:<7s} query {count:3d}  q={info['q']:.8f}  {quantity} in "
-                f"[{info['lower']:.4e}, {info['upper']:.4e}] {verdict}  "
+                f"{PROG}: {info['phase']:<7s} query {count:3d}  q={info['q']:.8g}  {quantity} in "
+                f"[{fmt(info['lower'], '.4e')}, {fmt(info['upper'], '.4e')}] {verdict}  "
                 f"{info['seconds']:.2f} s"
             )
 
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     relation = op(t.inclusive)
     lam = f"{math.exp(c.eps):.6g}"
     print(f"calibrate  n={c.n}, bits={c.bits}, eps={c.eps:.6g} (lambda={lam}), eta={c.eta:g}")
-    print(f"q = {c.q:.8g}  ({tolerance(c)}): certified P[R {relation} {lam}] <= {t.upper:.4e} <= eta")
+    print(f"q = {c.q:.8g}  ({tolerance(c)}): certified P[R {relation} {lam}] <= {fmt(t.upper, '.4e')} <= eta")
     print(f"scope {c.scope}{f', k={c.k}' if c.k > 1 else ''}: {c.guarantee}")
     print()
     rows = [
@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         ("local DP", c.local_dp_q, "-", "", c.sigma_local_dp),
     ]
     header = ("rule", "q", f"P[R {relation} {lam}] certified", "", "sigma(d^)")
-    table = [header] + [(r, fmt(q, ".6g"), iv, v, fmt(s, ".4g")) for r, q, iv, v, s in rows]
+    table = [header] + [(r, fmt(q), iv, v, fmt(s, ".4g")) for r, q, iv, v, s in rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     for row in table:
         print("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
@@ -127,9 +127,10 @@ def print_delta_calibration(c: Any, as_json: bool) -> int:
         print_json(c)
         return EXIT_OK
     print(f"calibrate  n={c.n}, bits={c.bits}, eps={c.eps:.6g}, delta={c.delta:g}")
-    print(f"q = {c.q:.8g}  ({tolerance(c)}): certified delta({c.eps:.6g}) <= {c.at_q.upper:.4e} <= delta")
+    bound = fmt(c.at_q.upper, ".4e")
+    print(f"q = {c.q:.8g}  ({tolerance(c)}): certified delta({c.eps:.6g}) <= {bound} <= delta")
     print(f"scope {c.scope}: {c.guarantee}")
-    print(f"sigma(d^): calibrated {c.sigma_calibrated:.4g}, local DP (q={c.local_dp_q:.6f}) {c.sigma_local_dp:.4g}")
+    print(f"sigma(d^): calibrated {c.sigma_calibrated:.4g}, local DP (q={fmt(c.local_dp_q)}) {c.sigma_local_dp:.4g}")
     print(f"backend {c.backend}, {len(c.steps)} delta queries, {c.seconds:.3g} s")
     for note in c.notes:
         print(f"note: {note}")

@@ -16,7 +16,7 @@ from gpu_rs.cli.arguments import (
     out_file,
     short,
 )
-from gpu_rs.cli.output import EXIT_OK, print_json
+from gpu_rs.cli.output import EXIT_OK, fmt, print_json
 from gpu_rs.cli.progress import Progress
 
 CSV_HELP = (
@@ -124,14 +124,14 @@ def run(args: argparse.Namespace) -> int:
     else:
         grid = "linear, then logarithmic over the tail" if d.log_tail else "linear"
     print(f"  buckets     {len(d.probs)} over ({float(e[0]):.6g}, {float(e[-1]):.6g}], {grid}")
-    print(f"  below       P[R <= {float(e[0]):.6g}] in [{d.below[0]:.4e}, {d.below[1]:.4e}]")
-    print(f"  above       P[R > {float(e[-1]):.6g}] in [{d.above[0]:.4e}, {d.above[1]:.4e}]")
+    print(f"  below       P[R <= {float(e[0]):.6g}] in [{fmt(d.below[0], '.4e')}, {fmt(d.below[1], '.4e')}]")
+    print(f"  above       P[R > {float(e[-1]):.6g}] in [{fmt(d.above[0], '.4e')}, {fmt(d.above[1], '.4e')}]")
     print(
         f"  total mass  buckets + below + above in [{d.total_lower:.12g}, {d.total_upper:.12g}] "
         "(certified; the true total 1 lies inside, nothing clipped or renormalised)"
     )
     if tail is not None and eps is not None:
-        print(f"  P[R > {math.exp(eps):.6g}] in [{tail[0]:.4e}, {tail[1]:.4e}]  (certified)")
+        print(f"  P[R > {math.exp(eps):.6g}] in [{fmt(tail[0], '.4e')}, {fmt(tail[1], '.4e')}]  (certified)")
     reach = "every edge within" if d.met else "NOT every edge within"
     print(f"  edges       {reach} relative 1e-2 (absolute 1e-10); {d.refined} asked again of tail's engine")
     print(f"  backend {d.backend}, {d.grid_points} terms, {d.seconds:.3g} s")

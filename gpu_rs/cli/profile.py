@@ -18,7 +18,7 @@ from gpu_rs.cli.arguments import (
     given,
     short,
 )
-from gpu_rs.cli.output import EXIT_OK, print_json
+from gpu_rs.cli.output import EXIT_OK, fmt, interval, print_json
 from gpu_rs.cli.progress import Progress
 
 MAX_GRID = 10_000
@@ -165,18 +165,19 @@ def run(args: argparse.Namespace) -> int:
     print(f"privacy profile  n={prof.n}, bits={prof.bits}, q={short(prof.q)}")
     if grid is not None and len(rows) == 1:
         d = rows[0]
-        print(f"  delta({d.eps:.6g})  in [{d.lower:.6e}, {d.upper:.6e}]{'' if d.met else '  NOT MET'}")
+        print(f"  delta({d.eps:.6g})  in {interval(d, '.6e')}{'' if d.met else '  NOT MET'}")
         for name in ("forward", "reverse"):
             if getattr(d, name) is not None:
                 lo, hi = getattr(d, name)
-                print(f"  {name:8s} order: [{lo:.6e}, {hi:.6e}]")
+                print(f"  {name:8s} order: [{fmt(lo, '.6e')}, {fmt(hi, '.6e')}]")
     elif grid is not None:
         print(f"  {'eps':>10s}  {'delta lower':>13s}  {'delta upper':>13s}")
         for d in rows:
-            print(f"  {d.eps:10.6g}  {d.lower:13.6e}  {d.upper:13.6e}{'' if d.met else '  NOT MET'}")
+            ends = f"{fmt(d.lower, '.6e'):>13s}  {fmt(d.upper, '.6e'):>13s}"
+            print(f"  {d.eps:10.6g}  {ends}{'' if d.met else '  NOT MET'}")
     else:
         print(f"  eps({found.delta:g})  in [{found.lower:.6g}, {found.upper:.6g}]{'' if found.met else '  NOT MET'}")
-        print(f"  certified: delta({found.upper:.6g}) <= {found.at_upper.upper:.4e} <= {found.delta:g}")
+        print(f"  certified: delta({found.upper:.6g}) <= {fmt(found.at_upper.upper, '.4e')} <= {found.delta:g}")
     print(f"  scope     {prof.scope}: {prof.guarantee}")
     print(f"  backend {prof.backend}, {seconds:.3g} s")
     for path in (args.csv, args.plot):

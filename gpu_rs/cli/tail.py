@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import Any
 
 from gpu_rs.cli.arguments import (
@@ -17,7 +18,7 @@ from gpu_rs.cli.arguments import (
     scope_for_k,
     short,
 )
-from gpu_rs.cli.output import EXIT_OK, op, print_json, warn_unmet
+from gpu_rs.cli.output import EXIT_OK, fmt, interval, op, print_json, relative_width, warn_unmet
 from gpu_rs.cli.progress import Progress
 from gpu_rs.common.limits import FAMILY_SECONDS, MAX_SEARCH_SECONDS
 
@@ -70,16 +71,27 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(b)
         return EXIT_OK
-    rel = f"relative {b.width / b.estimate:.3g}" if b.estimate > 0 else "the estimate is 0"
+    estimate = " (the best pair known's, pairs[0]; the upper end is a proven bound)" if b.bound_only else ""
     print(f"P[R {op(b.inclusive)} {b.ratio:.6g}]  n={b.n}, bits={b.bits}, q={short(b.q)}, eps={b.eps:.6g}")
-    print(f"  lower     {b.lower:.6e}")
-    print(f"  estimate  {b.estimate:.6e}")
-    print(f"  upper     {b.upper:.6e}")
-    print(f"  width     {b.width:.3e} ({rel}; asked {b.rel_width:g}{'' if b.met else ', NOT MET'})")
+    print(f"  lower     {fmt(b.lower, '.6e')}")
+    print(f"  estimate  {fmt(b.estimate, '.6e')}{estimate}")
+    print(f"  upper     {fmt(b.upper, '.6e')}")
+    met = "" if b.met else ", NOT MET"
+    print(f"  width     {fmt(b.width, '.3e')} ({relative_width(b)}; asked rel_width {b.rel_width:g}{met})")
     print(f"  {b.method}, backend {b.backend}, {b.grid_points} grid points, {b.seconds:.3g} s")
     print(f"  scope     {b.scope}: {b.guarantee}")
     if b.scope != "forward" or len(b.pairs) > 1:
         print(f"  worst     {b.worst}")
-        for pair in b.pairs:
-            print(f"  pair      {pair.pair}: [{pair.lower:.6e}, {pair.upper:.6e}]")
+        for pair in distinct(b.pairs):
+            print(f"  pair      {pair.pair}: {interval(pair, '.6e')}")
     return EXIT_OK
+
+
+def distinct(pairs: Sequence[Any]) -> list[Any]:
+    """``pairs`` with each pair once: under ``scope="all"`` the best pair known (first) may be one of the
+    seed's pair's orders that follow it, with the same bounds from the same computation."""
+    out: list[Any] = []
+    for pair in pairs:
+        if not any((p.lower, p.upper, p.method) == (pair.lower, pair.upper, pair.method) for p in out):
+            out.append(pair)
+    return out

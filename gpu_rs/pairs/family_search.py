@@ -54,8 +54,10 @@ class FamilyMax:
     upper : float
         An upper bound on every member's tail (both orders of every homogeneous background).
     members, evaluated, unresolved : int
-        Members in the family, members evaluated through the engine, and members left open: upper
-        bound above the best lower bound, not evaluated to :data:`SCREEN_WIDTH` (time or terms ran out).
+        Members in the family, members evaluated through the engine (each once however many rounds
+        it took, the seed's pair in ``known`` included, so at most ``members``), and members left
+        open: upper bound above the best lower bound, not evaluated to :data:`SCREEN_WIDTH` (time or
+        terms ran out).
         Members evaluated to that width may still overlap the best one; ``upper`` covers them all.
     seconds : float
         Time the search took.
@@ -121,7 +123,7 @@ def family_max(
     best = done[top].lower
     unresolved = sum(1 for m in upper if upper[m] > best and m not in search.settled)
     seconds = time.perf_counter() - start
-    return FamilyMax(top, done[top], max(upper.values()), len(upper), search.evaluated, unresolved, seconds)
+    return FamilyMax(top, done[top], max(upper.values()), len(upper), len(done), unresolved, seconds)
 
 
 class _Rounds:
@@ -139,7 +141,6 @@ class _Rounds:
         self.prob, self.inclusive, self.xp, self.deadline = prob, inclusive, xp, deadline
         self.done, self.upper = done, upper
         self.settled = set(done)
-        self.evaluated = 0
         self.cost = 0.0  # the slowest evaluation at the current terms, in seconds
 
     def fits(self, seconds: float) -> bool:
@@ -165,7 +166,6 @@ class _Rounds:
                 began = time.perf_counter()
                 b = family.member_bounds(m, self.prob, self.inclusive, screen, self.xp)
                 self.cost = max(self.cost, time.perf_counter() - began)
-                self.evaluated += 1
                 self.done[m], self.upper[m] = b, min(self.upper[m], b.upper)
                 if screen.met(b):
                     self.settled.add(m)

@@ -28,6 +28,20 @@ class PairBound(ToDict):
     method: str
 
 
+def estimate(lower: float, upper: float, known: tuple[float, float] | None = None) -> float:
+    """The point a result reports inside its certified interval ``[lower, upper]`` (its ``estimate``).
+
+    The midpoint, where the interval brackets one value: one pair's tail or ``δ``, or the exact
+    maximum over every pair. Where it brackets none (``scope="all"`` at several bits: the lower end
+    is the best pair known's value, the upper end a proven bound over every pair), the midpoint
+    would be the value of no pair and estimate nothing; the estimate is then the midpoint of
+    ``known``, the best pair known's own interval, held inside ``[lower, upper]`` (a rounding-level
+    overlap of the two ends cannot move it out).
+    """
+    low, high = (lower, upper) if known is None else known
+    return float(min(upper, max(lower, 0.5 * (low + high))))
+
+
 @dataclass(frozen=True)
 class Interval(ToDict):
     """``lower <= value <= upper``; ``exact`` is the rational value when every histogram was decided.

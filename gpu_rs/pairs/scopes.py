@@ -26,7 +26,7 @@ from gpu_rs.pairs import clones, every_pair
 from gpu_rs.pairs.backgrounds import WorstBackground
 from gpu_rs.pairs.family import Member
 from gpu_rs.pairs.family_search import family_max
-from gpu_rs.pairs.results import PairBound
+from gpu_rs.pairs.results import PairBound, estimate
 
 SECONDS_PER_BACKGROUND = 1.2e-7
 """Cost of evaluating one background for ``scope="all"`` at one bit, per unit of ``sqrt(N p q)``
@@ -91,12 +91,21 @@ class Scoped:
     """A scope's answer: the bounds, the pairs computed on the way, and the worst pair.
 
     ``exact_all`` says whether a ``scope="all"`` answer is the exact maximum (one bit) or a bound.
+    ``known`` is the best pair known where ``bounds`` run from its tail to a proven bound over every
+    pair (``scope="all"`` at several bits), else None; :attr:`estimate` is its midpoint there.
     """
 
     bounds: Bounds
     pairs: tuple[PairBound, ...]
     worst: str
     exact_all: bool = False
+    known: PairBound | None = None
+
+    @property
+    def estimate(self) -> float:
+        """The point reported inside ``bounds`` (:func:`gpu_rs.pairs.results.estimate`)."""
+        known = None if self.known is None else (self.known.lower, self.known.upper)
+        return estimate(self.bounds.lower, self.bounds.upper, known)
 
 
 def _pair(name: str, b: Bounds) -> PairBound:
@@ -261,4 +270,4 @@ def proven_all(
     )
     if note:
         text += f"; {note}"
-    return Scoped(bounds, (best, fwd, rev), text)
+    return Scoped(bounds, (best, fwd, rev), text, known=best)

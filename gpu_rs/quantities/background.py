@@ -10,7 +10,7 @@ from gpu_rs.engine.fourier import FIRST_TERMS
 from gpu_rs.engine.pipeline import Plan, plan_terms
 from gpu_rs.pairs import family, scopes
 from gpu_rs.pairs.guarantees import guarantee
-from gpu_rs.pairs.results import PairBound
+from gpu_rs.pairs.results import PairBound, estimate
 from gpu_rs.quantities.results import TailBound
 from gpu_rs.quantities.tail import DEFAULT_MAX_TERMS, certified
 
@@ -92,4 +92,5 @@ def background_tail(
         pairs=pairs,
         worst=worst,
         inclusive=inclusive,
+        estimate=estimate(b.lower, b.upper),
     )

@@ -45,6 +45,7 @@ from gpu_rs.engine.crossing import Query
 from gpu_rs.engine.pipeline import Plan, tail_bounds
 from gpu_rs.pairs import background_delta, every_pair
 from gpu_rs.pairs.background_delta import WorstDelta
+from gpu_rs.pairs.results import estimate
 from gpu_rs.quantities.profile_curve import HingeCurve
 from gpu_rs.quantities.profile_enumeration import MAX_VECTORS, Enumerated, count_vectors
 from gpu_rs.quantities.profile_one_bit import delta_one_bit
@@ -60,6 +61,13 @@ ROOT_POINTS = 7
 """Points evaluated inside each bracket per round of the ``ε(δ)`` root finder."""
 ROOT_ROUNDS = 12
 """Rounds of the root finder: each narrows a bracket ``ROOT_POINTS + 1`` times (8¹² ≈ 7e10)."""
+
+
+def intersect(eps: float, a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
+    """The intersection of two certified intervals ``a`` and ``b`` for ``δ(ε)``; disjoint ones are a bug."""
+    if max(a[0], b[0]) > min(a[1], b[1]):
+        raise RuntimeError(f"two certified intervals for delta({eps!r}) are disjoint: {a}, {b}")
+    return max(a[0], b[0]), min(a[1], b[1])
 
 
 @dataclass
@@ -121,9 +129,7 @@ class Order:
             if upper - lower <= max(abs_width, rel_width * lower):
                 return lower, upper, queries
         i_lo, i_hi, more = self.integral(eps, rel_width, abs_width, max_queries)
-        if max(lower, i_lo) > min(upper, i_hi):
-            raise RuntimeError(f"two certified intervals for delta({eps!r}) are disjoint: {lower, upper}, {i_lo, i_hi}")
-        return max(lower, i_lo), min(upper, i_hi), queries + more
+        return *intersect(eps, (lower, upper), (i_lo, i_hi)), queries + more
 
     def integral(self, eps: float, rel_width: float, abs_width: float, max_queries: int) -> tuple[float, float, int]:
         """``(lower, upper, queries)`` for ``δ(ε)`` from the integral of the tail over a grid."""
@@ -179,12 +185,13 @@ class Profile:
         """Whether ``scope="all"`` is the exact maximum over every background (one bit, where it fits)."""
         return self.bits == 1 and background_delta.fits(self.n, self.q)
 
-    def _meets(self, lo: float, hi: float) -> bool:
-        return hi - lo <= max(self.abs_width, self.rel_width * lo)
+    @property
+    def bound_only(self) -> bool:
+        """Whether ``scope="all"`` is a proven upper end here (the homogeneous pair the lower end), not the maximum."""
+        return self.scope == "all" and not self.exact_all
 
     def deltas(self, eps: Sequence[float], decide: float = 0.0) -> list[DeltaBound]:
-        """Certified ``δ`` at every ``ε``: one set of transforms serves them all. ``decide > 0``: the
-        every-pair upper ends need only decide ``upper <= decide`` (:meth:`gpu_rs.pairs.every_pair.Curve.deltas`)."""
+        """Certified ``δ`` at every ``ε`` (one set of transforms serves them all); ``decide``: see ``Curve.deltas``."""
         eps = [float(e) for e in eps]
         if self.bits == 1:
             first = {name: [delta_one_bit(self.n, self.q, e, name == "forward") for e in eps] for name in self.orders}
@@ -205,10 +212,9 @@ class Profile:
             if self.backgrounds is None:
                 self.backgrounds = background_delta.Rows(self.n, self.q)
             worst = list(background_delta.worst_deltas(self.backgrounds, np.array(eps), self.rel_width, self.abs_width))
-        if self.scope == "all" and not self.exact_all:  # proven for every pair (pairs/every_pair.py)
+        if self.bound_only:  # proven for every pair (pairs/every_pair.py)
             positive = [e for e in eps if e > 0.0]
-            curve = every_pair.curve(self.n, self.bits, self.q)
-            values = iter(curve.deltas(np.array(positive), decide) if positive else [])
+            values = iter(every_pair.curve(self.n, self.bits, self.q).deltas(np.array(positive), decide) if positive else [])
             proven = [float(next(values)) if e > 0.0 else 1.0 for e in eps]
         return [
             self._one(e, {name: first[name][i] for name in self.orders}, proven[i], worst[i]) for i, e in enumerate(eps)
@@ -229,35 +235,26 @@ class Profile:
             if hi - lo > need and self.hinge is not None:  # the curve's absolute width: tilt
                 tilted = self.hinge.tilted(eps, name == "forward", self.rel_width / 2, need / 2)
                 if tilted is not None:
-                    if max(lo, tilted[0]) > min(hi, tilted[1]):
-                        raise RuntimeError(
-                            f"two certified intervals for delta({eps!r}) are disjoint: {lo, hi}, {tilted}"
-                        )
-                    lo, hi = max(lo, tilted[0]), min(hi, tilted[1])
+                    lo, hi = intersect(eps, (lo, hi), tilted)
                     need = max(need, self.rel_width * lo)
             if hi - lo > need and self.max_queries > 0:
                 o_lo, o_hi, queries = order.delta(eps, self.rel_width, self.abs_width, self.max_queries)
-                if max(lo, o_lo) > min(hi, o_hi):
-                    raise RuntimeError(
-                        f"two certified intervals for delta({eps!r}) are disjoint: {lo, hi}, {o_lo, o_hi}"
-                    )
-                lo, hi = max(lo, o_lo), min(hi, o_hi)
+                lo, hi = intersect(eps, (lo, hi), (o_lo, o_hi))
             found[name] = (lo, hi, queries)
-        lower = max(v[0] for v in found.values())
-        upper = max(v[1] for v in found.values())
-        relaxation = 0.0
+        lower, upper = (max(v[i] for v in found.values()) for i in (0, 1))
+        relaxation, known = 0.0, None
         if worst is not None:
             # every background, pruned (pairs/background_delta.py); it contains the homogeneous pair
             lower, upper = max(lower, worst.lower), max(worst.upper, lower)
         elif proven is not None:
             # proven for every pair; below the homogeneous pair's upper end only by rounding
-            relaxation = max(0.0, proven - upper)
+            relaxation, known = max(0.0, proven - upper), (lower, upper)
             upper = max(upper, proven)
         budget = ErrorBudget(discretization=upper - lower - relaxation, relaxation=relaxation)
         return DeltaBound(
             eps,
             lower,
-            0.5 * (lower + upper),
+            estimate(lower, upper, known),
             upper,
             found["forward"][:2],
             found["reverse"][:2] if "reverse" in found else None,
@@ -278,7 +275,7 @@ class Profile:
         top = max(order.top for order in self.orders.values())
         at_hi = self.delta(top)
         hi, at_lo, lo = top, None, 0.0
-        u_lo, l_hi = 0.0, top  # upper δ above delta at u_lo (or u_lo = 0); lower δ at most delta at l_hi
+        u_lo, l_hi, pair_hi = 0.0, top, top  # δ > delta at u_lo; lower δ, pair's upper δ <= delta at l_hi, pair_hi
         for _ in range(ROOT_ROUNDS):
             tol = eps_tol * max(hi, 1e-6)
             brackets = [(a, b) for a, b in ((u_lo, hi), (lo, l_hi)) if b - a > tol]
@@ -295,6 +292,9 @@ class Profile:
                     lo, at_lo = d.eps, d
                 elif d.lower <= delta:
                     l_hi = min(l_hi, d.eps)
+                if max(order[1] for order in (d.forward, d.reverse) if order is not None) <= delta:
+                    pair_hi = min(pair_hi, d.eps)
             u_lo, l_hi = min(u_lo, hi), max(l_hi, lo)
         met = hi - lo <= eps_tol * max(hi, 1e-6)
-        return EpsilonBound(delta, lo, 0.5 * (lo + hi), hi, at_hi, at_lo, met)
+        known = (lo, pair_hi) if self.bound_only else None
+        return EpsilonBound(delta, lo, estimate(lo, hi, known), hi, at_hi, at_lo, met)

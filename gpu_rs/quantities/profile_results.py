@@ -17,7 +17,9 @@ class DeltaBound(ToDict):
     eps : float
         The privacy level.
     lower, estimate, upper : float
-        The interval and a point inside it (its midpoint).
+        The interval and a point inside it: its midpoint, except for ``scope="all"`` at several
+        bits (lower end the homogeneous pair's, upper end a proven bound over every pair), where it
+        is the homogeneous pair's midpoint (:func:`gpu_rs.pairs.results.estimate`).
     forward, reverse : tuple of float or None
         ``(lower, upper)`` of each order of the homogeneous pair: ``δ_{P‖Q}`` with ``P`` the
         law under ``D_m`` (the seed's order) and ``δ_{Q‖P}``; None where not computed.
@@ -54,7 +56,10 @@ class EpsilonBound(ToDict):
 
     ``ε(δ)`` is the smallest ``ε`` with ``δ(ε) <= delta``; ``δ`` is nonincreasing in ``ε``,
     so the two certified values of ``δ`` at the ends bracket it. ``lower = 0`` means
-    ``δ(0) <= delta`` could not be excluded.
+    ``δ(0) <= delta`` could not be excluded. ``estimate`` is the midpoint, except for
+    ``scope="all"`` at several bits: there it is the midpoint of the homogeneous pair's own
+    bracket of its ``ε(δ)`` (from ``lower`` to the least ``ε`` evaluated where that pair's upper
+    ``δ`` is at most ``delta``).
     """
 
     delta: float

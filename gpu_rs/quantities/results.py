@@ -8,6 +8,7 @@ from typing import Any
 
 from gpu_rs.common.serialize import ToDict
 from gpu_rs.engine.bounds import ErrorBudget
+from gpu_rs.pairs.guarantees import guarantee
 from gpu_rs.pairs.results import PairBound
 
 
@@ -24,7 +25,10 @@ class TailBound(ToDict):
     n, bits, q, eps : int, int, float, float
         The query: users, bits per report, flip probability, privacy level.
     lower, estimate, upper : float
-        The certified interval and a point inside it (its midpoint).
+        The certified interval and a point inside it: its midpoint, except for ``scope="all"`` at
+        several bits, where the interval runs from the best pair known's tail to a proven bound
+        over every pair and the estimate is the best pair known's (the midpoint of ``pairs[0]``;
+        :func:`gpu_rs.pairs.results.estimate`).
     scope : str
         Which pairs the bound covers: ``"forward"``, ``"homogeneous"`` or ``"all"`` (SPEC §1.1).
     guarantee : str
@@ -90,6 +94,13 @@ class TailBound(ToDict):
     def ratio(self) -> float:
         """The threshold λ = e^eps."""
         return math.exp(self.eps)
+
+    @property
+    def bound_only(self) -> bool:
+        """Whether ``scope="all"`` is a proven bound here, not the exact maximum: the interval runs from
+        the best pair known's tail (``pairs[0]``, whose midpoint is ``estimate``) to a proven bound
+        over every pair, and no pair need have a tail near its midpoint."""
+        return self.guarantee == guarantee("all", exact_all=False)
 
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()

@@ -140,6 +140,7 @@ def tail(
         pairs=found.pairs,
         worst=found.worst,
         inclusive=inclusive,
+        estimate=found.estimate,
     )
 
 
@@ -149,17 +150,17 @@ def certified(
     """The :class:`TailBound` of engine bounds ``b`` on ``prob``'s tail, asked with ``plan`` on backend ``be``.
 
     ``start`` is when the call began and ``arguments`` what it was given (for provenance);
-    ``about`` says what the bound covers: ``scope``, ``guarantee``, ``k``, ``pairs``, ``worst``
-    and ``inclusive``.
+    ``about`` says what the bound covers: ``scope``, ``guarantee``, ``k``, ``pairs``, ``worst``,
+    ``inclusive`` and ``estimate`` (the scope's point inside ``b``,
+    :attr:`gpu_rs.pairs.scopes.Scoped.estimate`).
     """
     return TailBound(
         n=prob.n,
         bits=prob.bits,
         q=prob.q,
         eps=prob.eps,
-        lower=b.lower,
-        estimate=0.5 * (b.lower + b.upper),
-        upper=b.upper,
+        lower=float(b.lower),
+        upper=float(b.upper),
         rel_width=plan.rel_width,
         abs_width=plan.abs_width,
         met=plan.met(b),
