@@ -213,8 +213,8 @@ class Profile:
                 self.backgrounds = background_delta.Rows(self.n, self.q)
             worst = list(background_delta.worst_deltas(self.backgrounds, np.array(eps), self.rel_width, self.abs_width))
         if self.bound_only:  # proven for every pair (pairs/every_pair.py)
-            positive = [e for e in eps if e > 0.0]
-            values = iter(every_pair.curve(self.n, self.bits, self.q).deltas(np.array(positive), decide) if positive else [])
+            positive = np.array([e for e in eps if e > 0.0])
+            values = iter(every_pair.curve(self.n, self.bits, self.q).deltas(positive, decide) if positive.size else [])
             proven = [float(next(values)) if e > 0.0 else 1.0 for e in eps]
         return [
             self._one(e, {name: first[name][i] for name in self.orders}, proven[i], worst[i]) for i, e in enumerate(eps)
