@@ -441,3 +441,17 @@ def test_all_pairs_of_several_bits_reports_the_answer_whole(gpu_rs):
     assert gpu_rs.tail(n, bits, c.q - q_tol, eps).upper > eta
     three = gpu_rs.tail(n, bits, c.three_sigma_q, eps, rel_width=0.1)
     assert c.three_sigma_tail.lower == three.lower and "a decision against" not in c.three_sigma_tail.worst
+
+
+def test_delta_calibration_says_what_its_profile_covers(gpu_rs, monkeypatch):
+    """A calibration to (ε, δ) carries the guarantee of the profile at its answer: one bit is the exact
+    maximum over every background only where that search is started (issue 29: it said so whenever
+    bits == 1). With the search's time limit at 0 the profile at one bit is a proven bound."""
+    from gpu_rs.pairs import background_delta
+
+    exact = gpu_rs.calibrate(1000, 1, eps=1.0, delta=1e-6, backend="numpy")
+    assert exact.guarantee == gpu_rs.privacy_profile(1000, 1, exact.q).guarantee
+    monkeypatch.setattr(background_delta, "MAX_SECONDS", 0.0)
+    bound = gpu_rs.calibrate(1000, 1, eps=1.0, delta=1e-6, backend="numpy")
+    assert bound.guarantee == gpu_rs.privacy_profile(1000, 1, bound.q).guarantee != exact.guarantee
+    assert bound.guarantee.startswith("proven upper bound")

@@ -10,7 +10,6 @@ from gpu_rs.calibration.results import ProfileCalibration
 from gpu_rs.calibration.search import Queries, smallest_q
 from gpu_rs.common.limits import Q_RTOL
 from gpu_rs.common.provenance import provenance
-from gpu_rs.pairs.guarantees import guarantee
 from gpu_rs.quantities.closed_forms import local_dp_q, precision_sigma
 from gpu_rs.quantities.profile import privacy_profile
 from gpu_rs.quantities.profile_results import DeltaBound
@@ -33,11 +32,12 @@ def calibrate_delta(
     """The search of :func:`gpu_rs.calibrate` on certified ``δ(ε)`` (arguments already checked)."""
     start = time.perf_counter()
     used = [backend]
+    covers: dict[float, str] = {}  # the guarantee of the profile at each q (the one scope="all" gives there)
 
     def compute(q: float, width: float) -> tuple[DeltaBound, float]:
         t0 = time.perf_counter()
         prof = privacy_profile(n, bits, q, scope=scope, rel_width=width, abs_width=0.1 * width * delta, backend=backend)
-        used[0] = prof.backend
+        used[0], covers[q] = prof.backend, prof.guarantee
         return prof.delta(eps), time.perf_counter() - t0
 
     query = Queries(compute, rel_width, progress, max_seconds)
@@ -53,7 +53,7 @@ def calibrate_delta(
         delta=delta,
         q=hi,
         scope=scope,
-        guarantee=guarantee(scope, exact_all=bits == 1, quantity="delta"),
+        guarantee=covers[hi],
         at_q=final,
         q_tol=tol,
         q_rtol=Q_RTOL if q_tol is None else None,

@@ -9,8 +9,8 @@ GUARANTEES = {
     "general: see docs/worst-case.md",
     ("tail", "all"): "proven for every neighbouring collection",
     ("tail", "all-bound"): "proven upper bound for every neighbouring collection (graded clone and blanket "
-    "reductions, docs/worst-case.md §8); lower end: the largest tail found over the homogeneous backgrounds "
-    "(pairs[0] names it); estimate: that pair's, not the midpoint",
+    "reductions, never above the stronger clone bound: docs/worst-case.md §8); lower end: the largest tail found "
+    "over the homogeneous backgrounds (pairs[0] names it); estimate: that pair's, not the midpoint",
     ("tail", "background"): "one homogeneous background only (n − 1 users at `background`, one user changing), "
     "both orders",
     ("delta", "forward"): "the pair of seed 003 §1.2 in the seed's order only, delta_{P||Q} with P the law under "
@@ -18,8 +18,9 @@ GUARANTEES = {
     ("delta", "homogeneous"): "the larger of both orders of the homogeneous pair of seed 003 §1.2, a conjecture "
     "that fails in general: see docs/worst-case.md",
     ("delta", "all"): "proven for every neighbouring collection",
-    ("delta", "all-bound"): "proven upper bound for every neighbouring collection (graded clone reduction, "
-    "docs/worst-case.md §4 and §8.1); lower end and estimate from the homogeneous pair",
+    ("delta", "all-bound"): "proven upper bound for every neighbouring collection (clone, graded clone and blanket "
+    "reductions, never above the stronger clone bound: docs/worst-case.md §4, §8); lower end and estimate from the "
+    "homogeneous pair",
     ("krand", "forward"): "the seed's pair with k reports per user (SPEC §1.3), S ~ A(D_m^k) only; certified by "
     "Maclaurin/Bonferroni inequalities (docs/k-randomization.md §5); not a guarantee for other pairs",
     ("krand", "homogeneous"): "both orders of the seed's pair with k reports per user (SPEC §1.3), certified by "
