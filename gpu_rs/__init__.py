@@ -28,8 +28,10 @@ this list (``tests/test_architecture.py`` checks it). Read the first file named 
     ``curve_sums.py`` and ``curve_heavy.py``); ``tilt.py`` one hinge under the exponentially
     tilted law, to relative width however small it is.
 ``pairs/``
-    Neighbouring collections turned into engine queries. **``scopes.py`` first**
-    (forward, homogeneous, all) and ``guarantees.py`` (what each covers, in words);
+    Neighbouring collections turned into engine queries. **``scopes/`` first**: ``scope_for``
+    in its ``__init__.py`` is the one place that chooses how a scope is computed (``seed.py``: forward
+    and homogeneous; ``all_one_bit.py``; ``all_bound.py``: all at several bits), and
+    ``guarantees.py`` says what each covers, in words;
     ``backgrounds.py`` and ``background_delta.py`` (every background for one bit),
     ``family.py``, ``family_screen.py`` (its cheap bound) and ``family_search.py`` (every homogeneous
     background for several bits),

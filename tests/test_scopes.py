@@ -379,3 +379,21 @@ def test_one_bit_all_pairs_at_a_million_users():
     b = gpu_rs.tail(10**6, 1, 0.3, 0.05, backend="numpy")
     h = gpu_rs.tail(10**6, 1, 0.3, 0.05, scope="homogeneous", backend="numpy")
     assert b.scope == "all" and b.upper >= h.lower and b.lower <= b.upper
+
+
+@pytest.mark.parametrize(
+    ("n", "bits", "q", "eps"), [(10**9, 1, 0.01, 0.05), (10**5, 1, 0.01, 0.3), (1000, 3, 0.2, 0.7)]
+)
+def test_one_scope_decides_what_every_quantity_covers(n, bits, q, eps):
+    """``scope_for`` is the one place that decides how a scope is computed and whether it is exact: the tail's
+    and the profile's guarantee sentences are the scope's, for every scope (issue 29: the one-bit tail, the
+    profile and calibrate(delta=...) decided "exact over every pair" in three places that disagreed)."""
+    from gpu_rs.pairs.scopes import scope_for
+
+    for name in ("forward", "homogeneous", "all"):
+        covers = scope_for(name, n, bits, q)
+        assert gpu_rs.tail(n, bits, q, eps, scope=name, search_seconds=0).guarantee == covers.guarantee("tail")
+        assert gpu_rs.privacy_profile(n, bits, q, scope=name).guarantee == covers.guarantee("delta")
+    covers = scope_for("all", n, bits, q)
+    # at N = 1e9 the one-bit searches are not started: both quantities are proven bounds, and say so
+    assert covers.exact("tail") == covers.exact("delta") == (bits == 1 and n < 10**9)

@@ -1,4 +1,4 @@
 """Neighbouring collections turned into engine queries.
 
-Scopes, backgrounds, clones, exact small pairs; read ``scopes.py`` first.
+Scopes, backgrounds, clones, exact small pairs; read ``scopes/`` first.
 """

@@ -49,8 +49,7 @@ from gpu_rs.pairs.krand_parts import (
     lse,
     mixture,
 )
-from gpu_rs.pairs.results import PairBound
-from gpu_rs.pairs.scopes import Scoped, larger
+from gpu_rs.pairs.scopes.base import Scoped, larger, pair_bound
 
 B_FACTORS = (0.01, 0.05, 0.2, 0.5)
 """Finite ``b`` tried by the reverse order's union bound, in units of ``M²/C(k, 2)`` (where
@@ -200,10 +199,6 @@ def reverse(prob: Problem, k: int, inclusive: bool, plan: Plan, xp: object) -> B
     if best is None:
         best = Bounds.make(0.0, 1.0, ErrorBudget(relaxation=1.0), "k-bonferroni")
     return combine(best, low, "k-maclaurin")
-
-
-def pair_bound(name: str, b: Bounds) -> PairBound:
-    return PairBound(name, float(b.lower), float(b.upper), b.method)
 
 
 def _two_pass(

@@ -14,7 +14,7 @@ from gpu_rs.common.provenance import provenance
 from gpu_rs.common.serialize import ToDict
 from gpu_rs.common.validation import MAX_EPS, Problem, check_int, check_k_one, check_open, check_scope
 from gpu_rs.engine.pipeline import Plan, plan_terms
-from gpu_rs.pairs.guarantees import guarantee
+from gpu_rs.pairs.scopes import scope_for
 from gpu_rs.quantities.profile_export import to_dp_accounting
 from gpu_rs.quantities.profile_orders import Order, Profile
 from gpu_rs.quantities.profile_results import DeltaBound
@@ -215,15 +215,15 @@ def privacy_profile(
     max_queries = check_int("max_queries", max_queries, 0, 100_000)
     be = get_backend(backend)
     plan = Plan(rel_width / 4, abs_width / 4, plan_terms(DEFAULT_MAX_TERMS, be.free_memory(), None))
-    names = ("forward",) if scope == "forward" else ("forward", "reverse")
-    orders = {name: Order(prob.n, prob.bits, prob.q, name == "forward", plan, be.xp) for name in names}
-    engine = Profile(prob.n, prob.bits, prob.q, scope, rel_width, abs_width, max_queries, orders)
+    covers = scope_for(scope, prob.n, prob.bits, prob.q)
+    orders = {name: Order(prob.n, prob.bits, prob.q, name == "forward", plan, be.xp) for name in covers.orders}
+    engine = Profile(prob.n, prob.bits, prob.q, covers, rel_width, abs_width, max_queries, orders)
     return PrivacyProfile(
         prob.n,
         prob.bits,
         prob.q,
         scope,
-        guarantee(scope, exact_all=engine.exact_all, quantity="delta"),
+        covers.guarantee("delta"),
         rel_width,
         be.name,
         provenance(arguments, be.name),

@@ -43,9 +43,9 @@ from gpu_rs.engine.atoms import ONE, ZERO, log_r
 from gpu_rs.engine.bounds import ErrorBudget
 from gpu_rs.engine.crossing import Query
 from gpu_rs.engine.pipeline import Plan, tail_bounds
-from gpu_rs.pairs import background_delta, every_pair
 from gpu_rs.pairs.background_delta import WorstDelta
 from gpu_rs.pairs.results import estimate
+from gpu_rs.pairs.scopes import Scope
 from gpu_rs.quantities.profile_curve import HingeCurve
 from gpu_rs.quantities.profile_enumeration import MAX_VECTORS, Enumerated, count_vectors
 from gpu_rs.quantities.profile_one_bit import delta_one_bit
@@ -171,24 +171,18 @@ class Profile:
     n: int
     bits: int
     q: float
-    scope: str
+    covers: Scope
     rel_width: float
     abs_width: float
     max_queries: int
     orders: dict[str, Order]
     hinge: HingeCurve | None = None
     exact: Enumerated | None = None
-    backgrounds: background_delta.Rows | None = None
-
-    @property
-    def exact_all(self) -> bool:
-        """Whether ``scope="all"`` is the exact maximum over every background (one bit, where it fits)."""
-        return self.bits == 1 and background_delta.fits(self.n, self.q)
 
     @property
     def bound_only(self) -> bool:
         """Whether ``scope="all"`` is a proven upper end here (the homogeneous pair the lower end), not the maximum."""
-        return self.scope == "all" and not self.exact_all
+        return self.covers.name == "all" and not self.covers.exact("delta")
 
     def deltas(self, eps: Sequence[float], decide: float = 0.0) -> list[DeltaBound]:
         """Certified ``δ`` at every ``ε`` (one set of transforms serves them all); ``decide``: see ``Curve.deltas``."""
@@ -206,16 +200,10 @@ class Profile:
             both = len(self.orders) > 1
             found = self.hinge.deltas(np.asarray(eps), self.rel_width / 4, self.abs_width / 4, both=both)
             first = {name: list(zip(*(map(float, a) for a in found[name]), strict=True)) for name in self.orders}
-        proven: list[float | None] = [None] * len(eps)
-        worst: list[WorstDelta | None] = [None] * len(eps)
-        if self.scope == "all" and self.exact_all and eps:  # every background (pairs/background_delta.py)
-            if self.backgrounds is None:
-                self.backgrounds = background_delta.Rows(self.n, self.q)
-            worst = list(background_delta.worst_deltas(self.backgrounds, np.array(eps), self.rel_width, self.abs_width))
-        if self.bound_only:  # proven for every pair (pairs/every_pair.py)
-            positive = np.array([e for e in eps if e > 0.0])
-            values = iter(every_pair.curve(self.n, self.bits, self.q).deltas(positive, decide) if positive.size else [])
-            proven = [float(next(values)) if e > 0.0 else 1.0 for e in eps]
+        # every pair (scope "all"): exact maxima where the scope has them, else proven upper ends
+        exact, upper = self.covers.every_pair_deltas(np.array(eps), self.rel_width, self.abs_width, decide)
+        worst: list[WorstDelta | None] = [None] * len(eps) if exact is None else list(exact)
+        proven: list[float | None] = [None] * len(eps) if upper is None else [float(v) for v in upper]
         return [
             self._one(e, {name: first[name][i] for name in self.orders}, proven[i], worst[i]) for i, e in enumerate(eps)
         ]

@@ -23,8 +23,7 @@ from gpu_rs.common.validation import (
 from gpu_rs.engine.bounds import Bounds
 from gpu_rs.engine.fourier import FIRST_TERMS
 from gpu_rs.engine.pipeline import Plan, plan_terms
-from gpu_rs.pairs import krand, scopes
-from gpu_rs.pairs.guarantees import guarantee
+from gpu_rs.pairs.scopes import TailQuery, scope_for
 from gpu_rs.quantities.results import TailBound
 
 DEFAULT_MAX_TERMS = 1 << 24
@@ -122,10 +121,8 @@ def tail(
     search_seconds = check_closed_open("search_seconds", search_seconds, 0.0, MAX_SEARCH_SECONDS)
     be = get_backend(backend)
     plan = Plan(rel_width, abs_width, plan_terms(max_terms, be.free_memory(), max_memory))
-    if k > 1:
-        found = krand.answer(scope, prob, k, inclusive, plan, be.xp)
-    else:
-        found = scopes.answer(scope, prob, inclusive, plan, be.xp, decide or 0.0, search_seconds)
+    covered = scope_for(scope, prob.n, prob.bits, prob.q, k)
+    found = covered.tail(TailQuery(prob, inclusive, plan, be.xp, decide or 0.0, search_seconds))
     b = found.bounds
     return certified(
         b,
@@ -135,7 +132,7 @@ def tail(
         start,
         arguments,
         scope=scope,
-        guarantee=guarantee(scope, exact_all=found.exact_all, quantity="krand" if k > 1 else "tail"),
+        guarantee=covered.guarantee("tail"),
         k=k,
         pairs=found.pairs,
         worst=found.worst,

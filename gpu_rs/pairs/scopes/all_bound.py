@@ -1,0 +1,126 @@
+"""``scope="all"`` at several bits: a proven upper end over every pair, the best pair known as lower end.
+
+The upper end is the every-pair ``δ`` curve of :mod:`gpu_rs.pairs.every_pair` (its tail through
+docs/worst-case.md §8.3 for tails, its values for the profile); the lower end is a certified tail
+of one pair: the best member of the homogeneous family (:mod:`gpu_rs.pairs.family_search`), or the
+seed's pair where that search does not fit its time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpu_rs.common.errors import TimeBudgetError
+from gpu_rs.common.limits import FAMILY_SECONDS
+from gpu_rs.common.validation import Problem
+from gpu_rs.engine.bounds import Bounds, ErrorBudget
+from gpu_rs.engine.pipeline import Plan
+from gpu_rs.pairs import every_pair
+from gpu_rs.pairs.family import Member
+from gpu_rs.pairs.family_search import family_max
+from gpu_rs.pairs.results import PairBound
+from gpu_rs.pairs.scopes.base import Ends, Scope, Scoped, TailQuery
+from gpu_rs.pairs.scopes.seed import homogeneous
+
+
+def best_known(
+    prob: Problem,
+    inclusive: bool,
+    plan: Plan,
+    xp: object,
+    seed: tuple[PairBound, ...],
+    best: PairBound,
+    search_seconds: float = FAMILY_SECONDS,
+) -> tuple[PairBound, str]:
+    """The best pair known among the homogeneous backgrounds (``best`` if none beats it), and a note
+    on the search; ``seed`` holds the seed's pair in both orders, already computed. The search
+    takes at most about ``search_seconds`` (:func:`gpu_rs.pairs.family_search.family_max`)."""
+    fwd, rev = seed
+    try:
+        known = {
+            Member(prob.bits, prob.bits, 0, 0): Bounds(fwd.lower, fwd.upper, ErrorBudget(), fwd.method),
+            Member(prob.bits, prob.bits, prob.bits, 0): Bounds(rev.lower, rev.upper, ErrorBudget(), rev.method),
+        }
+        found = family_max(prob, inclusive, plan, xp, known, max_seconds=search_seconds)
+    except TimeBudgetError as err:
+        return best, f"homogeneous backgrounds not searched: {err}"
+    note = (
+        f"{found.evaluated} of {found.members} homogeneous backgrounds evaluated in {found.seconds:.1f} s, "
+        f"every one's tail <= {found.upper:.6g}"
+    )
+    if found.unresolved:
+        note += f"; {found.unresolved} left open at search_seconds={search_seconds:g}"
+    if found.bounds.lower > best.lower:
+        best = PairBound(found.best.describe(prob.n), found.bounds.lower, found.bounds.upper, found.bounds.method)
+    return best, note
+
+
+def proven_all(
+    prob: Problem,
+    inclusive: bool,
+    plan: Plan,
+    xp: object,
+    note: str = "",
+    decide: float = 0.0,
+    search_seconds: float = FAMILY_SECONDS,
+) -> Scoped:
+    """``scope="all"`` as a bound: ``[the largest homogeneous background's tail, the clone bound]``.
+
+    The lower end is a certified tail of one pair (the best member of the family of
+    :mod:`gpu_rs.pairs.family`, or the seed's pair where that search would not fit its time
+    budget), so it bounds the supremum from below; the upper end is the tail of the every-pair
+    ``δ`` curve of :mod:`gpu_rs.pairs.every_pair` (the least proven bound per distance, never above
+    the collapsed clone bound of :mod:`gpu_rs.pairs.clones`). Their gap is relaxation. ``pairs``
+    holds three entries: the best pair known (named), then the seed's pair in both orders.
+    ``decide > 0`` only decides ``upper <= decide``: the family is not searched (the lower end is
+    the seed's pair); the upper end is the same. ``search_seconds`` limits the family search
+    (:func:`best_known`).
+    """
+    both = homogeneous(prob, inclusive, plan, xp)
+    fwd, rev = both.pairs
+    top = fwd if fwd.lower >= rev.lower else rev
+    best = PairBound(f"the seed's pair, {top.pair} order", top.lower, top.upper, top.method)
+    if decide > 0.0:
+        family_note = f"homogeneous backgrounds not searched: a decision against {decide:.6g} only"
+    else:
+        best, family_note = best_known(prob, inclusive, plan, xp, both.pairs, best, search_seconds)
+    bound, eps_step, d, method = every_pair.curve(prob.n, prob.bits, prob.q).tail(prob.eps)
+    upper = min(1.0, bound)
+    lower = best.lower
+    if upper < lower:
+        raise RuntimeError(f"the proven bound {upper!r} is below a certified pair's tail {lower!r}: a bug")
+    budget = ErrorBudget(relaxation=upper - lower)
+    bounds = Bounds.make(lower, upper, budget, method, both.bounds.terms, both.bounds.memory)
+    text = (
+        f"upper end proven: {method} at Hamming distance d={d} with the step from delta at "
+        f"eps={eps_step:.4g}; lower end, the best pair known: {best.pair} ({family_note})"
+    )
+    if note:
+        text += f"; {note}"
+    return Scoped(bounds, (best, fwd, rev), text, known=best)
+
+
+class AllBound(Scope):
+    """``scope="all"`` where its answer is a proven bound: several bits (and one bit where the exact search
+    would not fit its time)."""
+
+    name = "all"
+
+    def exact(self, quantity: str) -> bool:
+        return False
+
+    def tail(self, ask: TailQuery) -> Scoped:
+        return proven_all(
+            ask.prob, ask.inclusive, ask.plan, ask.xp, decide=ask.decide, search_seconds=ask.search_seconds
+        )
+
+    def every_pair_deltas(self, eps: np.ndarray, rel_width: float, abs_width: float, decide: float = 0.0) -> Ends:
+        return None, proven_deltas(self.n, self.bits, self.q, eps, decide)
+
+
+def proven_deltas(n: int, bits: int, q: float, eps: np.ndarray, decide: float = 0.0) -> np.ndarray:
+    """The every-pair curve's upper ``δ`` at each ``ε`` (``every_pair.Curve.deltas``); 1 at ``ε <= 0``."""
+    out, positive = np.ones(eps.shape), eps > 0.0
+    if positive.any():
+        out[positive] = every_pair.curve(n, bits, q).deltas(eps[positive], decide)
+    return out
