@@ -22,8 +22,8 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy.special import gammaln
 
+from gpu_rs.common.binomial import log_pmf
 from gpu_rs.common.floats import FLOOR, UNIT
 from gpu_rs.engine import chernoff
 from gpu_rs.engine.curve import Curve, Points, tail_mean
@@ -46,8 +46,7 @@ def _span(law: SumLaw) -> float:
 
 def _binomial_pmf(m: int, p: float, top: int) -> np.ndarray:
     j = np.arange(top + 2, dtype=np.float64)
-    log = gammaln(m + 1.0) - gammaln(j + 1.0) - gammaln(m - j + 1.0) + j * math.log(p) + (m - j) * math.log1p(-p)
-    return np.where(j <= m, np.exp(log), 0.0)
+    return np.where(j <= m, np.exp(log_pmf(m, j, math.log(p), math.log1p(-p))), 0.0)
 
 
 class HeavyCurve:

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from scipy.special import gammaln
 
+from gpu_rs.common.binomial import log_pmf
 from gpu_rs.common.floats import FLOOR, SMALLEST_NORMAL, UNIT
 from gpu_rs.engine.bounds import Bounds, ErrorBudget
 from gpu_rs.engine.enumeration import count_vectors, outcomes
@@ -90,8 +91,7 @@ def _log_pmf(m: np.ndarray, j: np.ndarray, log_pi: float, log_rest: float) -> np
     mm, jj = m[:, None].astype(np.float64), j[None, :].astype(np.float64)
     inside = (jj >= 0) & (jj <= mm)
     safe = np.where(inside, jj, 0.0)
-    out = gammaln(mm + 1) - gammaln(safe + 1) - gammaln(mm - safe + 1) + safe * log_pi + (mm - safe) * log_rest
-    return np.where(inside, out, -np.inf)
+    return np.where(inside, log_pmf(mm, safe, log_pi, log_rest), -np.inf)
 
 
 def _plan(law: SumLaw) -> tuple[int, Law, list[tuple[Law, int]]] | None:

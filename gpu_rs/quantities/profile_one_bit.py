@@ -16,8 +16,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import gammaln, logsumexp
+from scipy.special import logsumexp
 
+from gpu_rs.common.binomial import log_pmf_terms
 from gpu_rs.common.floats import TINY, UNIT
 from gpu_rs.engine.atoms import log_r
 
@@ -29,7 +30,7 @@ CUT = 80.0
 
 def _log_pmf(n: int, q: float, j: np.ndarray) -> tuple[np.ndarray, float]:
     """``log P(Bin(n, q) = j)`` and a bound on its absolute error."""
-    terms = (gammaln(n + 1.0), gammaln(j + 1.0), gammaln(n - j + 1.0), j * math.log(q), (n - j) * math.log1p(-q))
+    terms = log_pmf_terms(n, j, math.log(q), math.log1p(-q))
     scale = sum(np.max(np.abs(t)) for t in terms)
     return terms[0] - terms[1] - terms[2] + terms[3] + terms[4], float(16.0 * UNIT * scale)
 

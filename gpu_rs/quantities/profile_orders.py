@@ -39,13 +39,14 @@ from typing import Any
 import numpy as np
 
 from gpu_rs.common.floats import FLOOR, UNIT
-from gpu_rs.engine.atoms import ONE, ZERO, log_r
+from gpu_rs.engine.atoms import log_r
 from gpu_rs.engine.bounds import ErrorBudget
 from gpu_rs.engine.crossing import Query
 from gpu_rs.engine.pipeline import Plan, tail_bounds
 from gpu_rs.pairs.background_delta import WorstDelta
 from gpu_rs.pairs.results import estimate
 from gpu_rs.pairs.scopes import Scope
+from gpu_rs.pairs.scopes.seed import seed_pair
 from gpu_rs.quantities.profile_curve import HingeCurve
 from gpu_rs.quantities.profile_enumeration import MAX_VECTORS, Enumerated, count_vectors
 from gpu_rs.quantities.profile_one_bit import delta_one_bit
@@ -99,9 +100,8 @@ class Order:
 
     def _query(self, outlier: bool, log_t: float, upper: bool, plan: Plan) -> tuple[float, float]:
         """Certified ``P[X > t]`` (``upper``) or ``P[X < t]``, ``X`` with or without the outlier."""
-        parts = ((ZERO, self.n - 1), (ONE, 1)) if outlier else ((ZERO, self.n),)
         err = 4.0 * UNIT * (abs(math.log(self.n)) + abs(log_t))
-        b = tail_bounds(Query(self.bits, self.q, parts, log_t, upper, False, err), plan, self.xp)
+        b = tail_bounds(Query(self.bits, self.q, seed_pair(self.n, outlier), log_t, upper, False, err), plan, self.xp)
         return float(b.lower), float(b.upper)
 
     def difference(self, eps: float, plan: Plan) -> tuple[float, float]:

@@ -14,11 +14,17 @@ import math
 
 from gpu_rs.common.floats import UNIT
 from gpu_rs.common.validation import Problem
-from gpu_rs.engine.atoms import ONE, ZERO
+from gpu_rs.engine.atoms import ONE, ZERO, Kind
 from gpu_rs.engine.crossing import Query
 from gpu_rs.engine.pipeline import Plan, tail_bounds
 from gpu_rs.pairs import krand
 from gpu_rs.pairs.scopes.base import Scope, Scoped, TailQuery, larger, pair_bound
+
+
+def seed_pair(n: int, changed: bool) -> tuple[tuple[Kind, int], ...]:
+    """The seed's collections as engine parts: ``D_m`` (``n − 1`` zero vectors and the changing user at
+    the all-ones vector) if ``changed``, else ``D`` (``n`` zero vectors). The one spelling of the pair."""
+    return ((ZERO, n - 1), (ONE, 1)) if changed else ((ZERO, n),)
 
 
 def forward_query(prob: Problem, inclusive: bool) -> Query:
@@ -27,7 +33,7 @@ def forward_query(prob: Problem, inclusive: bool) -> Query:
     return Query(
         prob.bits,
         prob.q,
-        ((ZERO, prob.n - 1), (ONE, 1)),
+        seed_pair(prob.n, True),
         log_t,
         True,
         inclusive,
@@ -42,7 +48,7 @@ def reverse_query(prob: Problem, inclusive: bool) -> Query:
     return Query(
         prob.bits,
         prob.q,
-        ((ZERO, prob.n),),
+        seed_pair(prob.n, False),
         log_t,
         False,
         inclusive,
