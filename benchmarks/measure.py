@@ -34,6 +34,16 @@ TRACE_LIMIT = 30.0
 """Tasks whose untraced run took longer than this (seconds) are not repeated under tracemalloc."""
 
 
+def fresh() -> None:
+    """Empty the every-pair curves' cache (``gpu_rs.pairs.every_pair.curve``), so that a timing carries no
+    work over from an earlier one; nothing to empty on a checkout older than it."""
+    try:
+        from gpu_rs.pairs import every_pair
+    except ImportError:
+        return
+    every_pair.curve.cache_clear()
+
+
 def _status_kb(field: str) -> int | None:
     try:
         with open("/proc/self/status") as fh:

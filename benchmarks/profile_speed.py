@@ -7,7 +7,8 @@ Each case runs under ``scope="homogeneous"`` (both orders of the seed's pair; th
 and under the default ``scope="all"`` (the upper end is the proven bound over every pair, whose
 width is the bound's own looseness for ``L >= 2``, so "all met" is False there by design), the tail
 under the same scope. Run ``python -m benchmarks.profile_speed [--markdown]``. Each timing is the
-best of ``--repeat`` runs (the machine is shared), each profile built afresh (no cache carried over).
+best of ``--repeat`` runs (the machine is shared), each profile built afresh and the every-pair curves'
+cache emptied (no work carried over).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.measure import fresh
+
 SCOPES = ("homogeneous", "all")
 CASES = (
     ("100 eps, L=40, N=1e7, q=0.351", (10**7, 40, 0.351), 2.0, np.linspace(0.5, 4.0, 100), 20.0),
@@ -30,6 +33,7 @@ CASES = (
 def _best(f: Callable[[], Any], repeat: int) -> tuple[float, Any]:
     best, out = float("inf"), None
     for _ in range(repeat):
+        fresh()
         t0 = time.perf_counter()
         out = f()
         best = min(best, time.perf_counter() - t0)
