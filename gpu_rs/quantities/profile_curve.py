@@ -26,6 +26,7 @@ from gpu_rs.engine.atoms import ZERO, record_atoms
 from gpu_rs.engine.chernoff import lower_tail
 from gpu_rs.engine.curve import Curve, tail_mean
 from gpu_rs.engine.curve_heavy import HeavyCurve
+from gpu_rs.engine.fourier import terms_within
 from gpu_rs.engine.laws import SumLaw, restricted
 
 WINDOW_SHARE = 1e-4
@@ -54,8 +55,9 @@ class HingeCurve:
         var = float(np.dot(part.probs, (part.values - part.mean) ** 2)) if self.usable else math.inf
         self.spread = math.sqrt(n * var)
         self.value_error = at.value_error
-        self.max_terms = min(max_terms, MAX_CURVE_TERMS)
-        self.tilt_terms = min(max_terms, MAX_TILT_TERMS)
+        # The frequencies are capped by their cost too (L = 1024: a spectrum of 2^20 terms would take minutes).
+        self.max_terms = terms_within(bits + 1, min(max_terms, MAX_CURVE_TERMS))
+        self.tilt_terms = terms_within(bits + 1, min(max_terms, MAX_TILT_TERMS))
         self.tilts: dict[bool, tilt.Tilted] = {}  # the last tilt of each order, reused nearby
         self.curve: Curve | None = None
         self.heavy: tuple[np.ndarray, HeavyCurve] | None = None
