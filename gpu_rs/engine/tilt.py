@@ -78,8 +78,7 @@ def saddle(law: SumLaw, y: float, sign: float) -> float | None:
 
 
 def tilt(law: SumLaw, theta: float) -> tuple[SumLaw, float, float, float] | None:
-    """``(P_θ, K(θ), bound on the error of K(θ), dropped)``; None where fewer than two atoms are left, or
-    where the bound on the atoms left out reaches 1.
+    """``(P_θ, K(θ), bound on the error of K(θ), dropped)``; None where fewer than two atoms are left.
 
     Each tilted log probability errs by at most the log errors of the original probability, of
     ``θv`` and of the log-sum; its relative error bound is carried by the tilted law. Atoms of
@@ -106,9 +105,7 @@ def tilt(law: SumLaw, theta: float) -> tuple[SumLaw, float, float, float] | None
             return None
         if not keep.all():
             top = float(logsumexp(logs[~keep] + rel[~keep])) + math.log(count)
-            if top >= 0.0:
-                return None  # the dropped atoms' bound is no probability bound (huge values, L = 1024)
-            dropped += math.exp(max(top, -700.0))  # >= the true bound: never 0
+            dropped += math.exp(min(0.0, max(top, -700.0)))  # >= the true bound: never 0, at most 1 (L = 1024)
         parts.append((Law(law1.values[keep], logs[keep], np.exp(logs[keep]), rel[keep]), count))
         k_total += count * log_m
         k_err += count * e_m

@@ -16,6 +16,23 @@ from gpu_rs.common.validation import Problem, check_backend_name, check_int, che
 from gpu_rs.quantities.krand_moments import k_moments, three_sigma_q_k
 
 
+def log_phi(q: float) -> float:
+    """``log φ`` with ``φ = (p³ + q³)/(pq) = 1 + (p − q)²/(pq)`` (seed 003, 3.14)."""
+    p = 1.0 - q
+    return math.log1p((p - q) ** 2 / (p * q))
+
+
+def _moments_x(n: int, bits: int, q: float) -> tuple[float, float]:
+    """Closed-form mean and variance of ``X`` (seed 003 §3.1, Appendix 1)."""
+    lp = log_phi(q)
+    phi = math.exp(lp)
+    mean = (n - 1) + math.exp(bits * lp)
+    var0 = math.expm1(bits * lp)
+    # Var X1 = (φ² + φ − 1)^L − φ^(2L) = φ^(2L) · expm1(L log(1 + (φ − 1)/φ²)).
+    var1 = math.exp(2 * bits * lp) * math.expm1(bits * math.log1p((phi - 1.0) / phi**2))
+    return mean, (n - 1) * var0 + var1
+
+
 def moments(n: int, bits: int, q: float, *, k: int = 1, backend: str = "auto") -> tuple[float, float]:
     """Closed-form mean and variance of the privacy ratio ``R = X / n`` (forward order).
 
@@ -24,9 +41,9 @@ def moments(n: int, bits: int, q: float, *, k: int = 1, backend: str = "auto") -
     n, bits, q
         See :func:`gpu_rs.tail`.
     k : int, optional
-        Randomized reports per user, ``1 <= k <= MAX_K``: the exact moments of ``R_k``
-        (:func:`gpu_rs.quantities.krand_moments.k_moments`, in log space, cost O(k³)); ``k = 1`` is the
-        closed form of seed 003 §3.1.
+        Randomized reports per user, ``1 <= k <= MAX_K``: for ``k > 1`` the exact moments of ``R_k``
+        (:func:`gpu_rs.quantities.krand_moments.k_moments`, in log space, cost O(k³)), which also serve
+        ``k = 1`` where its direct closed form overflows on the way.
     backend : {"auto", "numpy", "cupy"}
         Accepted for a uniform API (SPEC §2) and checked; a closed form runs on the host.
 
@@ -38,8 +55,15 @@ def moments(n: int, bits: int, q: float, *, k: int = 1, backend: str = "auto") -
     """
     check_backend_name(backend)
     prob = Problem(n, bits, q, 1.0)
-    mean, var = k_moments(prob.n, prob.bits, prob.q, check_k(k))
-    return float(mean), float(var)
+    k = check_k(k)
+    if k == 1:
+        try:
+            mean, var = _moments_x(prob.n, prob.bits, prob.q)
+            return mean / prob.n, var / prob.n**2
+        except OverflowError:
+            pass  # φ^L or φ² beyond float64 on the way (tiny q, large bits): the same moments in log space
+    mean_k, var_k = k_moments(prob.n, prob.bits, prob.q, k)
+    return float(mean_k), float(var_k)
 
 
 def _q_from_log_phi(t: float) -> float:
