@@ -55,6 +55,9 @@ CANDIDATES = 1 << 22
 """Candidate levels times values of ``h`` that :func:`clip_level` compares at once (its memory and time)."""
 REPORTS = 2000
 """At most this many reports are convolved; larger counts are charged the last value (monotonicity)."""
+MAX_COUNTS = 1 << 22
+"""The blanket is not tried where ``C`` reaches beyond this count: its rows (one float per count up to
+``C``'s top) would not fit (N = 1e9 near q = 1/2: 6 GB), and they repeat the value at ``REPORTS`` there."""
 TAIL = 1e-16
 """Mass at either end of the sum's law moved inwards every ``MOVE_EVERY`` reports (see :func:`deltas`)."""
 MOVE_EVERY = 4
@@ -137,7 +140,7 @@ def report_values(bits: int, q: float, d: int, eps: float) -> tuple[np.ndarray, 
     return (f1 - math.exp(eps) * f0).ravel() + slack, uniform_weights(bits, d)
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=16)
 def uniform_weights(bits: int, d: int) -> np.ndarray:
     """``P(a, b) = C(L − d, a) C(d, b) / 2^L`` under the uniform report, in the order of :func:`report_values`.
 
@@ -253,6 +256,8 @@ def delta_upper(
     c_law = binomial(n - 1, gamma) if gamma > 0.0 else binomial(0, 0.5)  # γ below the smallest double: C = 0
     above = np.cumsum(c_law.pmf[::-1])[::-1]
     c_top = c_law.lo + int(np.argmax(above <= NEGLIGIBLE)) if above[-1] <= NEGLIGIBLE else c_law.hi
+    if c_top >= MAX_COUNTS:
+        return 1.0  # the clone bounds stand alone there (the rows' memory; see MAX_COUNTS)
     h, w = report_values(bits, q, d, eps)
     # The weight of each row of deltas(...) in the total below, to stop its rows once the total is surely below enough.
     rows = np.bincount(np.minimum(np.arange(c_law.lo, c_law.hi + 1), c_top), c_law.pmf, c_top + 1) * (1.0 + c_law.rel)
