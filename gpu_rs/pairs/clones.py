@@ -43,6 +43,7 @@ CACHED_COUNTS = 1 << 20
 of larger counts only the last :data:`LARGE_KEPT`: at N = 1e9 a table holds about 400,000 floats, and
 L = 1024 brings a new count for each distance (4096 kept filled 17 GB, issue 33)."""
 LARGE_KEPT = 96
+"""Tables of counts above :data:`CACHED_COUNTS` kept (the last used; at most about 800 MB at N = 1e9)."""
 EPS_GRID = 24
 """Privacy levels ``ε`` tried for the step from ``δ(ε)`` to the tail at ``ε'``."""
 
