@@ -20,6 +20,15 @@ def log_comb(n: int, j: int) -> float:
     return math.log(math.comb(n, j))
 
 
+@lru_cache(maxsize=256)
+def comb_row(n: int) -> tuple[int, ...]:
+    """``C(n, j)`` for ``j = 0 … n``, exact (each from the one before: ``C(n, j + 1) = C(n, j) (n − j) / (j + 1)``)."""
+    row = [1]
+    for j in range(n):
+        row.append(row[-1] * (n - j) // (j + 1))
+    return tuple(row)
+
+
 def logsumexp(xs: Iterable[float]) -> float:
     """``log Σ e^x`` over the finite terms (``-inf`` for an empty or all ``-inf`` sum)."""
     finite = [x for x in xs if x != -math.inf]

@@ -32,6 +32,10 @@ from gpu_rs.engine.laws import Law, SumLaw, restrict
 MAX_HEAVY_MEAN = 1.0
 """Conditioning is used only where at most this many heavy records are expected."""
 MAX_J = 8
+MAX_CONFIGS = 200_000
+"""Conditioning is used only where the multisets of at most ``MAX_J`` heavy atoms, each a curve evaluation,
+number at most this (``C(h + MAX_J, MAX_J)`` for ``h`` heavy atoms: ``h <= 13``); many heavy atoms
+(``L = 1024``: hundreds) would make billions."""
 MIN_GAIN = 4.0
 """Conditioning is used only where it narrows the window at least this much."""
 MIN_RECORDS = 64
@@ -70,7 +74,8 @@ class HeavyCurve:
         """The heavy atoms (values above ``lowest / 16``), or None where conditioning would not pay."""
         heavy = law.values > lowest / 16.0
         few = int((~heavy).sum()) < 2 or not heavy.any()
-        if m < MIN_RECORDS or few or m * float(law.probs[heavy].sum()) > MAX_HEAVY_MEAN:
+        many = math.comb(int(heavy.sum()) + MAX_J, MAX_J) > MAX_CONFIGS
+        if m < MIN_RECORDS or few or many or m * float(law.probs[heavy].sum()) > MAX_HEAVY_MEAN:
             return None
         full, light = SumLaw(((law, m),)), SumLaw(((restrict(law, ~heavy), m),))
         if _span(full) < MIN_GAIN * _span(light):

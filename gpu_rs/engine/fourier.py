@@ -29,6 +29,14 @@ WINDOW_DELTA = 1e-3
 """The window leaves out mass of at most this fraction of the target on each side."""
 MARGIN = 0.05
 """The window is widened by this fraction of its span on each side."""
+ATOM_TERMS = 1 << 26
+"""Most frequencies times atoms of a record in one spectrum: each costs about 1e-7 s (2-core CPU), so a
+spectrum stays within about 7 s (``L <= 63``: 2^20 frequencies; ``L = 1024``: 65,472)."""
+
+
+def terms_within(atoms: int, max_terms: int) -> int:
+    """``max_terms``, lowered where a spectrum of a record with ``atoms`` atoms would exceed :data:`ATOM_TERMS`."""
+    return max(FIRST_TERMS, min(max_terms, ATOM_TERMS // atoms))
 
 
 def workspace_bytes(terms: int) -> int:

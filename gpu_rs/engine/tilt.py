@@ -105,7 +105,7 @@ def tilt(law: SumLaw, theta: float) -> tuple[SumLaw, float, float, float] | None
             return None
         if not keep.all():
             top = float(logsumexp(logs[~keep] + rel[~keep])) + math.log(count)
-            dropped += math.exp(max(top, -700.0))  # >= the true bound: never 0
+            dropped += math.exp(min(0.0, max(top, -700.0)))  # >= the true bound: never 0, at most 1 (L = 1024)
         parts.append((Law(law1.values[keep], logs[keep], np.exp(logs[keep]), rel[keep]), count))
         k_total += count * log_m
         k_err += count * e_m

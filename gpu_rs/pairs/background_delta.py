@@ -43,7 +43,9 @@ ROWS = 3000
 where ``δ_a`` varies less with ``a``)."""
 WHOLE = 32
 """Intervals of at most this many backgrounds whose bound is too large are evaluated whole."""
-MAX_SECONDS = 300.0
+MAX_SECONDS = 60.0
+"""The search is started where estimated within this, and all the searches of one :class:`Rows` (one
+profile: a root finder makes up to a dozen) compute together at most the rows it buys."""
 CACHE_FLOATS = 2**24
 """Values of single rows kept for later calls (128 MiB)."""
 GOAL = 0.8
@@ -108,10 +110,12 @@ def delta_rows(ms: BlockMasses, q: float, eps: np.ndarray) -> tuple[np.ndarray, 
 
 class Rows:
     """Masses of single backgrounds (:func:`~gpu_rs.pairs.counts.block_masses`), kept up to
-    :data:`CACHE_FLOATS` values so that a profile's later ``ε`` reuse them (they do not depend on ``ε``)."""
+    :data:`CACHE_FLOATS` values so that a profile's later ``ε`` reuse them (they do not depend on ``ε``);
+    ``budget``: the rows all the searches on them may compute together (what :data:`MAX_SECONDS` buys)."""
 
     def __init__(self, n: int, q: float) -> None:
         self.n, self.q = n, q
+        self.budget = max(64, int(ROWS / (1.0 - 2.0 * q) ** 2 * MAX_SECONDS / estimate_seconds(n, q)))
         self.kept: dict[tuple[int, int], BlockMasses] = {}
         self.floats = 0
         self.computed = 0
@@ -160,14 +164,12 @@ def worst_deltas(
     Intervals of backgrounds are split at their middle while their bound exceeds the best lower
     bound by more than :data:`GOAL` times ``max(abs_width, rel_width · best)`` at some ``ε`` not
     yet resolved for them; an interval of at most :data:`WHOLE` backgrounds is evaluated whole.
-    ``budget`` caps the rows computed by this call (by default what :data:`MAX_SECONDS` buys);
-    past it the proven clone bound covers the rest.
+    ``budget`` caps the rows computed by this call (by default what is left of ``rows.budget``,
+    shared by every call on ``rows``); past it the proven clone bound covers the rest.
     """
     n, q = rows.n, rows.q
     eps = np.asarray(eps, dtype=float)
-    if budget is None:
-        budget = max(64, int(ROWS / (1.0 - 2.0 * q) ** 2 * MAX_SECONDS / estimate_seconds(n, q)))
-    budget += rows.computed
+    budget = rows.budget if budget is None else rows.computed + budget
     positive = eps > 0.0
     cap = np.ones(eps.shape)
     if positive.any():

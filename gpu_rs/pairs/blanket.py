@@ -27,12 +27,14 @@ so counts beyond the lattice's reach are charged the last value computed. Where 
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
 import numpy as np
 
-from gpu_rs.common.floats import UNIT
+from gpu_rs.common.floats import SMALLEST_NORMAL, UNIT
+from gpu_rs.common.logspace import comb_row
 from gpu_rs.engine.atoms import log_r
 from gpu_rs.pairs.counts import OUTSIDE, binomial
 
@@ -49,8 +51,13 @@ NEGLIGIBLE = 1e-12
 """Blanket counts are convolved up to the one above which at most this mass of ``C`` lies."""
 MAGNITUDE = 300.0
 """The blanket is not tried where ``L log(2p) + |ε|``, the log of ``h``'s range, exceeds this."""
+CANDIDATES = 1 << 22
+"""Candidate levels times values of ``h`` that :func:`clip_level` compares at once (its memory and time)."""
 REPORTS = 2000
 """At most this many reports are convolved; larger counts are charged the last value (monotonicity)."""
+MAX_COUNTS = 1 << 22
+"""The blanket is not tried where ``C`` reaches beyond this count: its rows (one float per count up to
+``C``'s top) would not fit (N = 1e9 near q = 1/2: 6 GB), and they repeat the value at ``REPORTS`` there."""
 TAIL = 1e-16
 """Mass at either end of the sum's law moved inwards every ``MOVE_EVERY`` reports (see :func:`deltas`)."""
 MOVE_EVERY = 4
@@ -104,10 +111,15 @@ def clip_level(h: np.ndarray, w: np.ndarray, cells: int) -> float:
     ``E[(−H − h)_+]`` (``(·)_+`` is 1-Lipschitz). Spreading onto a lattice of step ``s`` adds
     noise of variance at most ``s²/4`` per report, which raises ``E[(Σ h)_+] / m`` by about
     ``s² g / 8``, ``g`` the density of ``Σ h`` at 0, estimated by ``1/(σ √(2π))``, with ``s`` the
-    range over ``cells``. The candidates are the values of ``|h|`` (the largest one means no clipping). Any
-    level gives a valid bound; this only picks one.
+    range over ``cells``. The candidates are the values of ``|h|`` (the largest one means no clipping), or
+    an evenly spaced share of them (the largest kept) where comparing all would exceed ``CANDIDATES``
+    cells (large ``L``). Any level gives a valid bound; this only picks one.
     """
-    levels = np.unique(np.abs(h))[::-1, None]
+    levels = np.unique(np.abs(h))[::-1]
+    most = max(2, CANDIDATES // h.shape[0])
+    if levels.shape[0] > most:  # every ``levels.shape[0] / most``-th value, the largest kept
+        levels = levels[np.unique(np.linspace(0, levels.shape[0] - 1, most).astype(np.int64))]
+    levels = levels[:, None]
     clipped = np.clip(h[None, :], -levels, levels)
     step = (clipped.max(axis=1) - clipped.min(axis=1)) / cells
     sigma = np.sqrt(np.maximum(clipped**2 @ w - (clipped @ w) ** 2, 1e-300))
@@ -125,9 +137,23 @@ def report_values(bits: int, q: float, d: int, eps: float) -> tuple[np.ndarray, 
     f1 = np.exp(base + (a + d - b) * lr)
     # exp, log and the products below err by a few ulp of values at most (2p)^L (1 + e^ε) in size.
     slack = 64.0 * UNIT * (1.0 + bits * abs(lr) + abs(base)) * float(np.max(f1 + math.exp(eps) * f0))
-    counts = [math.comb(bits - d, i) * math.comb(d, j) for i in range(bits - d + 1) for j in range(d + 1)]
-    w = np.array(counts, dtype=float) / 2.0**bits  # exact: integers below 2^53, a power of 2
-    return (f1 - math.exp(eps) * f0).ravel() + slack, w
+    return (f1 - math.exp(eps) * f0).ravel() + slack, uniform_weights(bits, d)
+
+
+@functools.lru_cache(maxsize=16)
+def uniform_weights(bits: int, d: int) -> np.ndarray:
+    """``P(a, b) = C(L − d, a) C(d, b) / 2^L`` under the uniform report, in the order of :func:`report_values`.
+
+    Each is the integer ratio correctly rounded (exact while the count is below ``2^53``), and
+    never below the smallest normal double: a weight rounded up keeps every bound an upper bound
+    (each ``δ_m`` integrates a nonnegative function against these weights), and a normal weight
+    keeps the relative error the kernel assumes. No ``2^L`` is formed as a float (``L = 1024`` overflows).
+    """
+    scale = 1 << bits
+    w = np.array([i * j / scale for i in comb_row(bits - d) for j in comb_row(d)])
+    w = np.maximum(w, SMALLEST_NORMAL)
+    w.setflags(write=False)
+    return w
 
 
 def spread(h: np.ndarray, w: np.ndarray, level: float, cells: int) -> Kernel:
@@ -238,6 +264,8 @@ def delta_upper(
     c_law = binomial(n - 1, gamma) if gamma > 0.0 else binomial(0, 0.5)  # γ below the smallest double: C = 0
     above = np.cumsum(c_law.pmf[::-1])[::-1]
     c_top = c_law.lo + int(np.argmax(above <= NEGLIGIBLE)) if above[-1] <= NEGLIGIBLE else c_law.hi
+    if c_top >= MAX_COUNTS:
+        return 1.0  # the clone bounds stand alone there (the rows' memory; see MAX_COUNTS)
     h, w = report_values(bits, q, d, eps)
     # The weight of each row of deltas(...) in the total below, to stop its rows once the total is surely below enough.
     rows = np.bincount(np.minimum(np.arange(c_law.lo, c_law.hi + 1), c_top), c_law.pmf, c_top + 1) * (1.0 + c_law.rel)

@@ -38,6 +38,12 @@ BLOCK_SHARE = 1e-3
 """Blocks of clone counts span at most this fraction of their smallest count (and at least 1)."""
 TRIVIAL = 1e-18
 """Blocks of clone counts holding at most this mass are charged ``δ <= 1`` without computing it."""
+CACHED_COUNTS = 1 << 20
+"""Up to 4096 clone counts up to this keep their tables of ``Bin(c, 1/2)`` (at most about 14,000 floats each);
+of larger counts only the last :data:`LARGE_KEPT`: at N = 1e9 a table holds about 400,000 floats, and
+L = 1024 brings a new count for each distance (4096 kept filled 17 GB, issue 33)."""
+LARGE_KEPT = 96
+"""Tables of counts above :data:`CACHED_COUNTS` kept (the last used; at most about 800 MB at N = 1e9)."""
 EPS_GRID = 24
 """Privacy levels ``ε`` tried for the step from ``δ(ε)`` to the tail at ``ε'``."""
 
@@ -48,12 +54,15 @@ def clone_probability(bits: int, q: float, d: int) -> float:
     return 2.0 * math.exp(bits * lr) / (1.0 + math.exp(d * lr)) * (1.0 - 16.0 * UNIT * (1.0 + bits * abs(lr)))
 
 
-@functools.lru_cache(maxsize=4096)
 def half_tails(c: int) -> tuple[int, int, np.ndarray, float]:
     """``A ~ Bin(c, 1/2)``: its window ``lo … hi``, ``P(A >= j)`` on it, and their relative error.
 
-    Cached: the same clone counts recur for every distance ``d`` and every step ``ε``.
+    Cached up to :data:`CACHED_COUNTS`: the same clone counts recur for every distance ``d`` and every step ``ε``.
     """
+    return _half_tails_kept(c) if c <= CACHED_COUNTS else _half_tails_large(c)
+
+
+def _half_tails(c: int) -> tuple[int, int, np.ndarray, float]:
     a = binomial(c, 0.5)
     sf = np.append(np.cumsum(a.pmf[::-1])[::-1], 0.0)
     sf.setflags(write=False)
@@ -108,10 +117,14 @@ def given_clones(c: int, eps0: float, eps: float) -> float:
     return min(1.0, best * (1.0 + 8.0 * UNIT) + 8.0 * UNIT)
 
 
-@functools.lru_cache(maxsize=4096)
 def bracketed_tails(c: int) -> tuple[int, np.ndarray, np.ndarray]:
     """``P(A >= j)`` bracketed above and below as in :func:`given_clones`, at ``j = lo − 1 … hi + 2`` (index
-    ``j − lo + 1``; every ``j`` below or above has the value at that end, two points wide), and ``lo``."""
+    ``j − lo + 1``; every ``j`` below or above has the value at that end, two points wide), and ``lo``
+    (cached up to :data:`CACHED_COUNTS`)."""
+    return _bracketed_tails_kept(c) if c <= CACHED_COUNTS else _bracketed_tails_large(c)
+
+
+def _bracketed_tails(c: int) -> tuple[int, np.ndarray, np.ndarray]:
     lo, hi, sf, rel = half_tails(c)
     j = np.arange(lo - 1, hi + 3)
     s = sf[np.clip(j - lo, 0, sf.shape[0] - 1)]
@@ -120,6 +133,12 @@ def bracketed_tails(c: int) -> tuple[int, np.ndarray, np.ndarray]:
     upper.setflags(write=False)
     lower.setflags(write=False)
     return lo, upper, lower
+
+
+_half_tails_kept = functools.lru_cache(maxsize=4096)(_half_tails)
+_bracketed_tails_kept = functools.lru_cache(maxsize=4096)(_bracketed_tails)
+_half_tails_large = functools.lru_cache(maxsize=LARGE_KEPT)(_half_tails)
+_bracketed_tails_large = functools.lru_cache(maxsize=LARGE_KEPT)(_bracketed_tails)
 
 
 def given_clones_many(counts: list[int], eps0: float, eps: np.ndarray, lam: np.ndarray) -> np.ndarray:

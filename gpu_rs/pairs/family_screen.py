@@ -26,6 +26,8 @@ sorted by value (in stretches between cuts, each shifted by its largest term, th
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from gpu_rs.common.floats import UNIT
@@ -55,22 +57,25 @@ def screen_upper(member: Member, prob: Problem) -> float:
     above = above * (1.0 + float(bg.rel.max()) + 2.0 * (size + 2) * UNIT)
     cuts = np.unique(np.concatenate([np.searchsorted(-m * above, -CUTS), [size - 1]]))
     cuts = cuts[cuts < size]
-    w = user.values + user.errors + m * float(bg.errors.max())
-    w_group, p_group = _groups(w, user.probs)
-    mean = float(np.dot(probs, values))
-    var = max(float(np.dot(probs, (values - mean) ** 2)), 1e-300)
-    gap = max(-(m * mean + float(np.dot(user.probs, w))), abs(m * mean) * 1e-6 + 1e-300)
-    thetas = gap / (m * var) * SCALES
-    # The log-MGF of the atoms below each cut, then the atoms at or above it lumped at the cut.
-    below = _below(log_probs[None, :] + np.outer(thetas, values), cuts)
-    log_top = np.log(np.maximum(above[cuts] + probs[cuts], 1e-320))
-    k = np.logaddexp(below, log_top[None, :] + np.outer(thetas, values[cuts]))
-    slack = _slack(m, thetas, k, values, log_probs, w, float(max(bg.rel.max(), user.rel.max())))
-    exponent = m * k[:, :, None] + (thetas[:, None, None] * w_group[None, None, :]) + slack[:, :, None]
-    terms = np.exp(np.minimum(0.0, exponent.min(axis=0)))
-    bound = terms @ p_group + m * above[cuts]
-    best = float(bound.min()) * (1.0 + float(user.rel.max()) + 2.0 * (w.size + 2) * UNIT) + 4.0 * UNIT
-    return min(1.0, best)
+    # Atoms near the float64 limit (tiny q, large eps) overflow squares and exponents on the way: the
+    # bound is then inf or NaN, and 1 (trivial) is returned instead.
+    with np.errstate(over="ignore", invalid="ignore"):
+        w = user.values + user.errors + m * float(bg.errors.max())
+        w_group, p_group = _groups(w, user.probs)
+        mean = float(np.dot(probs, values))
+        var = max(float(np.dot(probs, (values - mean) ** 2)), 1e-300)
+        gap = max(-(m * mean + float(np.dot(user.probs, w))), abs(m * mean) * 1e-6 + 1e-300)
+        thetas = gap / (m * var) * SCALES
+        # The log-MGF of the atoms below each cut, then the atoms at or above it lumped at the cut.
+        below = _below(log_probs[None, :] + np.outer(thetas, values), cuts)
+        log_top = np.log(np.maximum(above[cuts] + probs[cuts], 1e-320))
+        k = np.logaddexp(below, log_top[None, :] + np.outer(thetas, values[cuts]))
+        slack = _slack(m, thetas, k, values, log_probs, w, float(max(bg.rel.max(), user.rel.max())))
+        exponent = m * k[:, :, None] + (thetas[:, None, None] * w_group[None, None, :]) + slack[:, :, None]
+        terms = np.exp(np.minimum(0.0, exponent.min(axis=0)))
+        bound = terms @ p_group + m * above[cuts]
+        best = float(bound.min()) * (1.0 + float(user.rel.max()) + 2.0 * (w.size + 2) * UNIT) + 4.0 * UNIT
+    return min(1.0, best) if math.isfinite(best) else 1.0
 
 
 def _below(x: np.ndarray, cuts: np.ndarray) -> np.ndarray:

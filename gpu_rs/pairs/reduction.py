@@ -28,6 +28,7 @@ import math
 import numpy as np
 
 from gpu_rs.common.floats import UNIT
+from gpu_rs.common.logspace import comb_row
 from gpu_rs.engine.atoms import log_r
 from gpu_rs.pairs import blanket
 from gpu_rs.pairs.clones import BLOCK_SHARE, TRIVIAL, clone_probability, given_clones_many
@@ -51,7 +52,7 @@ def kernels(q: float, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
     a = 2.0 * np.exp(-np.logaddexp(0.0, (2 * k - d) * lr)) / GRID  # 2 / (1 + r^(2k-d)), no overflow
     up = np.ceil(a + SLACK).astype(np.int64)
     down = np.maximum(np.floor(a - SLACK), 0).astype(np.int64)
-    comb = np.array([float(math.comb(d, int(j))) for j in k])
+    comb = np.array([float(c) for c in comb_row(d)])
     law_p = comb * np.array([p ** int(j) * q ** int(d - j) for j in k])
     law_q = law_p[::-1].copy()
     law_w = 0.5 * (law_p + law_q)

@@ -11,6 +11,7 @@ from scipy.optimize import brentq
 
 from gpu_rs.common.floats import EXP_LIMIT, UNIT
 from gpu_rs.common.limits import MAX_BITS, MAX_K
+from gpu_rs.common.logspace import log_expm1, logsumexp
 from gpu_rs.common.validation import Problem, check_backend_name, check_int, check_k, resolve_eps
 from gpu_rs.quantities.krand_moments import k_moments, three_sigma_q_k
 
@@ -40,33 +41,39 @@ def moments(n: int, bits: int, q: float, *, k: int = 1, backend: str = "auto") -
     n, bits, q
         See :func:`gpu_rs.tail`.
     k : int, optional
-        Randomized reports per user, ``1 <= k <= MAX_K``: for ``k > 1`` the exact moments of
-        ``R_k`` (:func:`gpu_rs.quantities.krand_moments.k_moments`, cost O(k³)).
+        Randomized reports per user, ``1 <= k <= MAX_K``: for ``k > 1`` the exact moments of ``R_k``
+        (:func:`gpu_rs.quantities.krand_moments.k_moments`, in log space, cost O(k³)), which also serve
+        ``k = 1`` where its direct closed form overflows on the way.
     backend : {"auto", "numpy", "cupy"}
         Accepted for a uniform API (SPEC §2) and checked; a closed form runs on the host.
 
     Returns
     -------
     (mean, variance) : tuple of float
-        ``inf`` where the value overflows float64 (very small ``q``, large ``bits``).
+        ``inf`` where the value overflows float64 (very small ``q``, large ``bits``), with a
+        ``RuntimeWarning`` that says so; nothing overflows on the way.
     """
     check_backend_name(backend)
     prob = Problem(n, bits, q, 1.0)
     k = check_k(k)
-    if k > 1:
-        mean_k, var_k = k_moments(prob.n, prob.bits, prob.q, k)
-        return float(mean_k), float(var_k)
-    try:
-        mean, var = _moments_x(prob.n, prob.bits, prob.q)
-    except OverflowError:
-        return math.inf, math.inf
-    return mean / prob.n, var / prob.n**2
+    if k == 1:
+        try:
+            mean, var = _moments_x(prob.n, prob.bits, prob.q)
+            return mean / prob.n, var / prob.n**2
+        except OverflowError:
+            pass  # φ^L or φ² beyond float64 on the way (tiny q, large bits): the same moments in log space
+    mean_k, var_k = k_moments(prob.n, prob.bits, prob.q, k)
+    return float(mean_k), float(var_k)
 
 
-def _q_from_phi(phi: float) -> float:
-    """Invert (3.14) for ``q < 1/2`` (seed 003, 3.16)."""
-    s = phi + 1.0
-    return 1.0 / (1.0 + (s + math.sqrt(s * s - 4.0)) / 2.0)
+def _q_from_log_phi(t: float) -> float:
+    """Invert (3.14) for ``q < 1/2`` from ``t = log φ`` (seed 003, 3.16), without overflow for large ``φ``.
+
+    ``φ − 1 = (1 − 2q)²/(q(1 − q))`` is the quadratic ``(4 + D) q² − (4 + D) q + 1 = 0`` in ``q``
+    (``D = φ − 1``), whose smaller root is ``(1 − s)/2 = 2 / ((4 + D)(1 + s))``, ``s = √(D/(4 + D))``.
+    """
+    big = math.expm1(t)
+    return 2.0 / ((4.0 + big) * (1.0 + math.sqrt(big / (4.0 + big))))
 
 
 def three_sigma_q(
@@ -100,27 +107,31 @@ def three_sigma_q(
     k = check_k(k)
     if k > 1:
         return three_sigma_q_k(prob.n, prob.bits, eps, k, q_tol=1e-9)
-    nn, L, lam = prob.n, prob.bits, prob.ratio
+    nn, L, eps = prob.n, prob.bits, prob.eps
+    log_n = math.log(nn)
 
-    def excess(log_phi_: float) -> float:
-        phi = math.exp(log_phi_)
-        a = math.exp(L * log_phi_ - math.log(nn))
-        cross = math.exp(2 * L * log_phi_) * math.expm1(L * math.log1p((phi - 1.0) / phi**2))
-        return 1.0 + a + 3.0 * math.sqrt(a + cross / nn**2) - lam
+    def excess(t: float) -> float:
+        """``log(μ + 3σ) − ε`` at ``t = log φ``, all in logs (no overflow for ``L`` up to 1024, ``ε`` up to 700)."""
+        log_a = L * t - log_n  # φ^L / n
+        # Var X1 / n² = φ^(2L) expm1(L log1p((φ − 1)/φ²)) / n², with (φ − 1)/φ² = e^−t (1 − e^−t).
+        log_cross = 2 * L * t + log_expm1(L * math.log1p(-math.expm1(-t) * math.exp(-t))) - 2.0 * log_n
+        return logsumexp([0.0, log_a, math.log(3.0) + 0.5 * logsumexp([log_a, log_cross])]) - eps
 
     if excess(0.0) > 0:
         floor = 1.0 + 1.0 / nn + 3.0 / math.sqrt(nn)
         raise ValueError(
-            f"ratio e^eps = {lam:.6g} must exceed 1 + 1/n + 3/sqrt(n) = {floor:.6g} for the 3-sigma rule "
+            f"ratio e^eps = {prob.ratio:.6g} must exceed 1 + 1/n + 3/sqrt(n) = {floor:.6g} for the 3-sigma rule "
             f"(no q < 1/2 meets it at n={nn})"
         )
     hi = 1.0
     while excess(hi) <= 0:
-        hi *= 2.0
-        if hi > EXP_LIMIT / L:
-            raise ValueError("eps is too large for the 3-sigma rule: it is met for every q in (0, 1/2)")
-    root = brentq(excess, 0.0, hi, xtol=1e-15, rtol=8 * UNIT)
-    return _q_from_phi(math.exp(root))
+        if hi >= EXP_LIMIT:
+            raise ValueError(
+                f"eps is too large for the 3-sigma rule: it is met for every q down to {_q_from_log_phi(hi):.3g} "
+                f"(n={nn}, bits={L})"
+            )
+        hi = min(2.0 * hi, EXP_LIMIT)
+    return _q_from_log_phi(brentq(excess, 0.0, hi, xtol=1e-15, rtol=8 * UNIT))
 
 
 def local_dp_q(bits: int, eps: float | None = None, *, ratio: float | None = None) -> float:

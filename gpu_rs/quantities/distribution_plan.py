@@ -10,9 +10,11 @@ from gpu_rs.common.errors import MemoryBudgetError, TimeBudgetError
 
 BYTES_PER_POINT = 400
 """Host memory per (edge, outlier atom) threshold, temporaries included."""
-SECONDS_PER_POINT = 5e-5
-"""Cost per threshold of the first curve pass (2048 frequencies, 2-core CPU; docs/benchmarks.md)."""
-MAX_SECONDS = 900.0
+SECONDS_PER_POINT = 5e-3
+"""Cost per threshold: its Chernoff bound (about 0.5 ms) and the curve at up to ``EDGE_TERMS`` frequencies
+(measured 3-5 ms per threshold at L = 5 … 1024 on the shared 2-core CPU, issue 33; 5e-5, the first pass
+alone, let ``--bits 1024`` and ``--buckets 100000`` run for minutes)."""
+MAX_SECONDS = 120.0
 """A grid estimated to take longer than this is refused up front."""
 
 

@@ -26,6 +26,7 @@ from gpu_rs.engine.atoms import ZERO, record_atoms
 from gpu_rs.engine.chernoff import lower_tail
 from gpu_rs.engine.curve import Curve, tail_mean
 from gpu_rs.engine.curve_heavy import HeavyCurve
+from gpu_rs.engine.fourier import terms_within
 from gpu_rs.engine.laws import SumLaw, restricted
 
 WINDOW_SHARE = 1e-4
@@ -49,13 +50,15 @@ class HingeCurve:
         keep = np.ones(bits + 1, dtype=bool)
         self.law = SumLaw(((restricted(at.gaps, at.log_probs, at.probs, at.prob_error, at.exact, keep), n),))
         self.w0 = math.exp(float(at.log_values[0]))
-        self.w_max = math.exp(float(at.log_values[-1]))
+        self.log_w_max = float(at.log_values[-1])
+        self.w_max = math.exp(self.log_w_max) if self.usable else math.inf
         part = self.law.parts[0][0]
         var = float(np.dot(part.probs, (part.values - part.mean) ** 2)) if self.usable else math.inf
         self.spread = math.sqrt(n * var)
         self.value_error = at.value_error
-        self.max_terms = min(max_terms, MAX_CURVE_TERMS)
-        self.tilt_terms = min(max_terms, MAX_TILT_TERMS)
+        # The frequencies are capped by their cost too (L = 1024: a spectrum of 2^20 terms would take minutes).
+        self.max_terms = terms_within(bits + 1, min(max_terms, MAX_CURVE_TERMS))
+        self.tilt_terms = terms_within(bits + 1, min(max_terms, MAX_TILT_TERMS))
         self.tilts: dict[bool, tilt.Tilted] = {}  # the last tilt of each order, reused nearby
         self.curve: Curve | None = None
         self.heavy: tuple[np.ndarray, HeavyCurve] | None = None
@@ -63,8 +66,9 @@ class HingeCurve:
     def _thresholds(self, eps: np.ndarray, forward: bool) -> tuple[np.ndarray, np.ndarray]:
         """``y`` for each ``ε`` (on ``Y = X′ − N w_0``) and a bound on its absolute error."""
         lam = np.exp(eps) if forward else np.exp(-eps)
-        y = self.n * (lam - self.w0)
-        err = self.n * (lam * 4.0 * UNIT + self.w0 * (self.value_error + 4.0 * UNIT)) + 4.0 * UNIT * np.abs(y)
+        with np.errstate(over="ignore", invalid="ignore"):  # N e^ε beyond float64: not finite, not used
+            y = self.n * (lam - self.w0)
+            err = self.n * (lam * 4.0 * UNIT + self.w0 * (self.value_error + 4.0 * UNIT)) + 4.0 * UNIT * np.abs(y)
         return y, err
 
     def tilted(self, eps: float, forward: bool, rel_width: float, abs_width: float) -> tuple[float, float] | None:
@@ -73,9 +77,9 @@ class HingeCurve:
         The threshold's range and the atoms' relative error enter as in
         :meth:`~gpu_rs.engine.curve.Curve.ends`: the call is scaled by ``1 ± v``.
         """
-        if not self.usable:
-            return None
         y, err = self._thresholds(np.array([float(eps)]), forward)
+        if not (self.usable and math.isfinite(float(y[0] + err[0]))):
+            return None
         v = self.value_error + 4.0 * UNIT
         lo = float((y[0] - err[0]) / (1.0 + v) * (1.0 - 2.0 * UNIT))
         hi = float((y[0] + err[0]) / (1.0 - v) * (1.0 + 2.0 * UNIT))
@@ -129,6 +133,11 @@ class HingeCurve:
             lower, upper = np.zeros(eps.shape), np.zeros(eps.shape)
             todo = np.zeros(eps.shape, dtype=bool)
             for i in range(eps.shape[0]):
+                if forward and eps[i] > self.log_w_max + 1e-9 * (1.0 + abs(self.log_w_max)):
+                    continue  # λ above the largest atom: Nλ above the largest X′, the hinge is 0
+                if not (self.usable and math.isfinite(float(y[i] + err[i]))):
+                    upper[i] = 1.0  # atoms or the threshold beyond float64: left to the caller's queries
+                    continue
                 if forward and y[i] - err[i] >= self.n * (self.w_max - self.w0) * (1 + self.value_error):
                     continue  # Nλ above the largest X′: the hinge is 0
                 if not forward and y[i] + err[i] <= 0.0:

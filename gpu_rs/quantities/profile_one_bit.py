@@ -52,9 +52,13 @@ def _log_hinge(n: int, q: float, j_t: float, j_err: float, above: bool) -> tuple
         start = stop + step
         best = max(float(np.max(x)) for x in logs)
         ratio = (n - stop) * q / ((stop + 1) * (1 - q)) if above else stop * (1 - q) / ((n - stop + 1) * q)
-        if float(logs[-1][-1]) < best - CUT and ratio < 0.5:
-            # The remaining terms fall at least geometrically (ratio <= 1/2, |j − j_t| at most doubling per term).
-            break
+        if float(logs[-1][-1]) < best - CUT and ratio < 1.0:
+            # P(J = j) falls by at least ``ratio`` per later term and |j − j_t| grows by 1, so the rest is at most
+            # the last term times ρ/(1 − ρ) + ρ/((1 − ρ)² D), D = |stop − j_t| (3 for ρ <= 1/2, D >= 1); it is
+            # charged e^(best − CUT) · 4 below. At large N the pmf falls that slowly for millions of terms.
+            scale = ratio / (1.0 - ratio) + ratio / ((1.0 - ratio) ** 2 * float(dist[-1]))
+            if scale == 0.0 or float(logs[-1][-1]) + math.log(scale) <= best - CUT + math.log(4.0):
+                break
     if not logs:
         return -math.inf, 0.0
     total = np.concatenate(logs)

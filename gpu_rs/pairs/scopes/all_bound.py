@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpu_rs.common.errors import TimeBudgetError
 from gpu_rs.common.limits import FAMILY_SECONDS
 from gpu_rs.common.validation import Problem
 from gpu_rs.engine.bounds import Bounds, ErrorBudget
@@ -34,7 +33,9 @@ def best_known(
 ) -> tuple[PairBound, str]:
     """The best pair known among the homogeneous backgrounds (``best`` if none beats it), and a note
     on the search; ``seed`` holds the seed's pair in both orders, already computed. The search
-    takes at most about ``search_seconds`` (:func:`gpu_rs.pairs.family_search.family_max`)."""
+    takes at most about ``search_seconds`` (:func:`gpu_rs.pairs.family_search.family_max`); a search that
+    would not fit that time, or whose members' atoms overflow float64 (tiny ``q`` with large ``ε``), is not
+    made, and the note says why."""
     fwd, rev = seed
     try:
         known = {
@@ -42,7 +43,7 @@ def best_known(
             Member(prob.bits, prob.bits, prob.bits, 0): Bounds(rev.lower, rev.upper, ErrorBudget(), rev.method),
         }
         found = family_max(prob, inclusive, plan, xp, known, max_seconds=search_seconds)
-    except TimeBudgetError as err:
+    except ValueError as err:  # its estimated time (TimeBudgetError), or members whose atoms overflow float64
         return best, f"homogeneous backgrounds not searched: {err}"
     note = (
         f"{found.evaluated} of {found.members} homogeneous backgrounds evaluated in {found.seconds:.1f} s, "
