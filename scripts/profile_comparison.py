@@ -42,7 +42,7 @@ sys.path.insert(0, ROOT)
 
 import gpu_rs  # noqa: E402
 from gpu_rs.common.errors import TimeBudgetError  # noqa: E402
-from gpu_rs.pairs.clones import delta_upper  # noqa: E402
+from gpu_rs.pairs.clones import collapsed_delta  # noqa: E402
 from gpu_rs.reference import generic_bounds as gb  # noqa: E402
 
 BITS = (1, 2, 5, 8, 40)
@@ -77,7 +77,7 @@ def compute(method: str, n: int, bits: int, q: float, delta: float) -> dict[str,
             return {"status": "refused up front", "seconds": time.perf_counter() - t0}
         out = {"value": e.upper, "lower": e.lower, "met": e.met}
     elif method == "clones":
-        out = {"value": gb.epsilon_of(lambda eps: delta_upper(n, bits, q, eps)[0], eps0, delta)}
+        out = {"value": gb.epsilon_of(lambda eps: collapsed_delta(n, bits, q, eps)[0], eps0, delta)}
     elif method == "fmt_closed":
         out = {"value": gb.closed_form_epsilon(n, eps0, delta)}
     elif method == "fmt_numerical":
@@ -212,7 +212,7 @@ that time; rerun the script with `--retry` (and a larger `--timeout`) to fill th
 - *gpu_rs homogeneous pair*: `privacy_profile(n, bits, q, scope="homogeneous").epsilon(δ)`, the
   certified interval for the seed's pair in both orders: a lower bound on the worst case only.
 - *gpu_rs clone bound*: the collapsed clone reduction specialised to bit flips
-  (`gpu_rs.pairs.clones.delta_upper`, every distance d of the change), proven for every pair.
+  (`gpu_rs.pairs.clones.collapsed_delta`, every distance d of the change), proven for every pair.
 - *gpu_rs every pair*: the upper end of `privacy_profile(..., scope="all").epsilon(δ)`, proven for
   every neighbouring pair: for L = 1 the certified maximum over every background; for L ≥ 2 the root
   of the graded clone bound (`gpu_rs.pairs.every_pair`, never above the collapsed one) or of

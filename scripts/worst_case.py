@@ -171,7 +171,7 @@ def section_seed(out):
     ]:
         fwd, rev = orders(n, bits, q, ratio)
         a = tail(n, bits, q, ratio, "all")
-        clone = clones.tail_upper(n, bits, q, math.log(ratio))[0]
+        clone = clones.collapsed_tail(n, bits, q, math.log(ratio))[0]
         qs = [calibrated(n, bits, ratio, 1e-3, s) for s in ("forward", "homogeneous", "all")]
         out.append(
             f"| {n:,}, {bits}, {q}, {lam_name(ratio)} | {iv(fwd)} | {iv(rev)} | {clone:.4g} | {a.upper:.4g} "

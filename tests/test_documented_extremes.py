@@ -132,11 +132,11 @@ def test_blanket_weights_at_1024_bits_are_the_exact_ratios_rounded_up_to_normal(
 
 def test_blanket_at_1024_bits_gives_a_bound():
     """Item 2: the graded blanket at the documented maximum (OverflowError on 4f9f6bc)."""
-    value = blanket.delta_upper(10**9, 1024, 0.49, 1, 0.05)
+    value = blanket.blanket_delta(10**9, 1024, 0.49, 1, 0.05)
     assert 0.0 < value < 1e-6
 
 
-ORDINARY_BLANKET = [  # blanket.delta_upper(1000, 5, 0.2446, d, ln 2) on 4f9f6bc
+ORDINARY_BLANKET = [  # blanket.blanket_delta(1000, 5, 0.2446, d, ln 2) on 4f9f6bc
     (1, 0.0009866215052777322),
     (2, 0.007325816502560793),
     (3, 0.012876116456464288),
@@ -148,7 +148,7 @@ ORDINARY_BLANKET = [  # blanket.delta_upper(1000, 5, 0.2446, d, ln 2) on 4f9f6bc
 @pytest.mark.parametrize("d,value", ORDINARY_BLANKET)
 def test_blanket_keeps_its_floats_on_ordinary_settings(d, value):
     """The memory and overflow changes leave ordinary settings bit for bit (the values of 4f9f6bc)."""
-    assert blanket.delta_upper(1000, 5, 0.2446, d, math.log(2)) == value
+    assert blanket.blanket_delta(1000, 5, 0.2446, d, math.log(2)) == value
 
 
 def test_clip_level_compares_a_bounded_share_of_levels():

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import gpu_rs
-from gpu_rs.pairs.clones import delta_upper
+from gpu_rs.pairs.clones import collapsed_delta
 from gpu_rs.reference.blanket import bennett_delta, hoeffding_delta
 from gpu_rs.reference.generic_bounds import (
     blanket_epsilon,
@@ -77,7 +77,7 @@ def test_variation_ratio_is_the_clone_pair_at_full_distance():
     # generic (p, beta, q) = (e^eps0, tanh(eps0/2), e^eps0): the clone probability 2/(e^eps0 + 1) = ours at d = L
     n, bits, q, eps = 2000, 3, 0.2, 0.4
     eps0 = local_epsilon(bits, q)
-    ours, _ = delta_upper(n, bits, q, eps)
+    ours, _ = collapsed_delta(n, bits, q, eps)
     assert variation_ratio_delta(n, eps0, eps) <= ours * (1 + 1e-6)
     assert variation_ratio_delta(n, eps0, eps) <= fmt_delta(n, eps0, eps)  # more clones than e^-eps0
     # the general (p, beta, q) pair with generic parameters is the same clone pair (w = 0)

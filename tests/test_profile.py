@@ -232,7 +232,7 @@ def test_scope_all_upper_end_is_the_graded_clone_bound(n, bits, q):
     from gpu_rs.pairs import clones
 
     found = gpu_rs.privacy_profile(n, bits, q, scope="all", backend="numpy").delta([0.2, 0.5, 1.0])
-    collapsed = [clones.delta_upper(n, bits, q, d.eps)[0] for d in found]
+    collapsed = [clones.collapsed_delta(n, bits, q, d.eps)[0] for d in found]
     assert all(d.upper <= c * (1 + 1e-12) for d, c in zip(found, collapsed, strict=True))
     assert any(d.upper < 0.9 * c for d, c in zip(found, collapsed, strict=True)), (found, collapsed)
     assert all(math.isclose(d.budget.total, d.upper - d.lower, rel_tol=1e-9) for d in found)

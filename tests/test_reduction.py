@@ -21,7 +21,7 @@ from gpu_rs.pairs import blanket, clones, every_pair, reduction
 @pytest.mark.parametrize(("n", "bits", "d", "q"), [(12, 3, 2, 0.2), (30, 2, 2, 0.25), (8, 3, 3, 0.15), (40, 3, 1, 0.3)])
 def test_graded_clone_delta_against_the_exact_reduced_pair(n, bits, d, q):
     eps = np.array([-9.0, -0.2, 0.05, 0.3, 0.8])
-    got = reduction.delta_upper(n, bits, q, d, eps)
+    got = reduction.graded_delta(n, bits, q, d, eps)
     lo, hi = op.reduced_delta(n, bits, d, q, eps, kind="clone")
     assert np.all(got >= lo - 1e-12)
     # the graded pair is a post-processing of the collapsed one, so the collapsed bound is above the exact δ too,
@@ -36,7 +36,7 @@ def test_graded_clone_delta_against_the_exact_reduced_pair(n, bits, d, q):
 @pytest.mark.parametrize(("n", "bits", "d", "q"), [(12, 3, 2, 0.2), (30, 2, 2, 0.25), (8, 3, 3, 0.15), (20, 4, 4, 0.3)])
 def test_graded_blanket_delta_against_the_exact_reduced_pair(n, bits, d, q):
     for eps in (0.05, 0.3, 0.8):
-        got = blanket.delta_upper(n, bits, q, d, eps)
+        got = blanket.blanket_delta(n, bits, q, d, eps)
         lo, hi = op.reduced_delta(n, bits, d, q, [eps], kind="blanket")
         assert got >= lo[0] - 1e-12
         # the spread adds noise of variance <= m s^2 / 4 to the sum: at most s / 2 to each delta_m
@@ -51,7 +51,7 @@ def test_graded_blanket_delta_against_the_exact_reduced_pair(n, bits, d, q):
 def test_spread_lattice_against_the_rounded_up_lattice(n, bits, d, q, eps):
     # the earlier lattice rounded every h up to a step of 2e-3: a float oracle of it (FFT)
     # brackets delta; the spread must stay above its lower end and not exceed its upper end
-    got = blanket.delta_upper(n, bits, q, d, eps)
+    got = blanket.blanket_delta(n, bits, q, d, eps)
     lo, hi = op.reduced_delta_grid(n, bits, d, q, [eps], kind="blanket", step=2e-3)
     assert lo[0] - 1e-9 <= got <= hi[0] * (1.0 + 1e-3) + 1e-9, (got, lo, hi)
 
@@ -70,8 +70,8 @@ def test_delta_bounds_cover_every_pair_of_a_small_population(n, bits, q):
     eps_grid = np.array([-0.3, 0.1, 0.5, 1.0])
     bound = {
         d: np.minimum(
-            reduction.delta_upper(n, bits, q, d, eps_grid),
-            [blanket.delta_upper(n, bits, q, d, float(e)) for e in eps_grid],
+            reduction.graded_delta(n, bits, q, d, eps_grid),
+            [blanket.blanket_delta(n, bits, q, d, float(e)) for e in eps_grid],
         )
         for d in range(1, bits + 1)
     }
@@ -89,7 +89,7 @@ def test_tail_bound_covers_every_enumerated_pair(n, bits, q, eps):
     search = gpu_rs.worst_pairs(n, bits, q, eps)
     got = every_pair.Curve(n, bits, q).tail(eps)
     assert got.bound >= search.upper
-    assert got.bound <= clones.tail_upper(n, bits, q, eps)[0]
+    assert got.bound <= clones.collapsed_tail(n, bits, q, eps)[0]
 
 
 @pytest.mark.parametrize(("v", "x", "xp"), [("111", "000", "100"), ("000", "000", "111"), ("011", "000", "110")])
@@ -105,7 +105,7 @@ def test_tail_bound_covers_homogeneous_backgrounds_at_moderate_n(v, x, xp):
 def test_improves_on_the_collapsed_clone_bound():
     n, bits, q, eps = 200, 3, 0.25, 0.7
     got = every_pair.Curve(n, bits, q).tail(eps)
-    old = clones.tail_upper(n, bits, q, eps)[0]
+    old = clones.collapsed_tail(n, bits, q, eps)[0]
     assert got.bound < 0.5 * old
     assert every_pair.Curve(n, bits, q, blankets=False).tail(eps).bound <= old
 
@@ -136,7 +136,7 @@ def test_clipped_blanket_against_exact_enumeration(bits, d, q, eps):
 def test_delta_all_covers_every_pair_and_stays_below_the_clone_bound(n, bits, q, eps):
     got, _ = every_pair.Curve(n, bits, q).delta(eps)
     exact = max(max(op.pair_delta(D, Dp, q, eps), op.pair_delta(Dp, D, q, eps)) for _, D, Dp in _every_pair(n, bits))
-    assert exact <= got <= clones.delta_upper(n, bits, q, eps)[0] * (1.0 + 1e-9) + 1e-12
+    assert exact <= got <= clones.collapsed_delta(n, bits, q, eps)[0] * (1.0 + 1e-9) + 1e-12
 
 
 @pytest.mark.parametrize(("n", "q", "eps", "eta"), [(1000, 0.25, 0.6931, 1e-3), (1000, 0.35, 0.6931, 1e-3)])
@@ -156,9 +156,9 @@ def test_tail_decide_skips_the_family_and_keeps_the_decision(n, q, eps, eta):
     ("n", "bits", "q", "eps"), [(1000, 2, 0.1, 1.0), (10**5, 3, 0.02, 1.0), (1000, 5, 0.3, 0.69), (1000, 40, 0.46, 1.0)]
 )
 def test_collapsed_clone_bound_with_a_floor_is_the_full_one_where_it_is_returned(n, bits, q, eps):
-    full = clones.tail_upper(n, bits, q, eps)
+    full = clones.collapsed_tail(n, bits, q, eps)
     for floor in (full[0] * (1.0 + 1e-9), full[0] + 0.1, full[0], 0.5 * full[0], 2.0, math.inf):
-        got = clones.tail_upper(n, bits, q, eps, floor)
+        got = clones.collapsed_tail(n, bits, q, eps, floor)
         if full[0] < floor:
             assert got == full, (floor, got, full)  # the same floats, step and distance
         else:
@@ -190,10 +190,10 @@ def test_reduced_deltas_are_the_scalar_floats(n, clone_prob, eps0):
 
 @pytest.mark.parametrize(("n", "bits", "q", "d", "eps"), [(1000, 5, 0.3, 5, 0.6), (10**5, 8, 0.3, 6, 1.0)])
 def test_settled_blanket_keeps_the_decision_against_enough(n, bits, q, d, eps):
-    free = blanket.delta_upper(n, bits, q, d, eps)
+    free = blanket.blanket_delta(n, bits, q, d, eps)
     for enough in (1.5 * free, 1.01 * free, free, 0.99 * free, 0.5 * free):
-        full = blanket.delta_upper(n, bits, q, d, eps, enough)
-        settled = blanket.delta_upper(n, bits, q, d, eps, enough, settle=True)
+        full = blanket.blanket_delta(n, bits, q, d, eps, enough)
+        settled = blanket.blanket_delta(n, bits, q, d, eps, enough, settle=True)
         assert (settled <= enough) == (full <= enough), (enough, settled, full)
         assert settled >= full and (settled == full or settled <= enough), (enough, settled, full)
 
@@ -209,7 +209,7 @@ def test_order_of_distances_does_not_move_the_bound(n, bits, q, eps):
     # below the trivial bound 1 (where many distances tie at 1 and the one named depends on the order)
     grid = eps - np.array(every_pair.STEPS)
     factor = -np.expm1(-np.array(every_pair.STEPS))
-    per_d = {d: reduction.delta_upper(n, bits, q, d, grid) / factor * (1.0 + 1e-15) for d in range(1, bits + 1)}
+    per_d = {d: reduction.graded_delta(n, bits, q, d, grid) / factor * (1.0 + 1e-15) for d in range(1, bits + 1)}
     ranked = sorted(per_d, key=lambda k: -float(per_d[k].min()))
     ways = [ranked, ranked[::-1], ranked[:1] + every_pair.spread_out(sorted(ranked[1:])), sorted(ranked)]
     got = {every_pair.Curve(n, bits, q).largest(grid, order, per_d) for order in ways}

@@ -18,7 +18,7 @@ import pytest
 
 import gpu_rs
 from gpu_rs.common.errors import TimeBudgetError
-from gpu_rs.pairs.clones import tail_upper
+from gpu_rs.pairs.clones import collapsed_tail
 
 
 def pair(result, name):
@@ -177,7 +177,7 @@ def test_clone_bound_covers_every_enumerated_pair(n, bits, q, eps):
     if bits == 3 and n == 6:
         n = 5  # the bits=3, n=6 search is covered by the search test below
     search = gpu_rs.worst_pairs(n, bits, q, eps)
-    bound, _, _ = tail_upper(n, bits, q, eps)
+    bound, _, _ = collapsed_tail(n, bits, q, eps)
     assert bound >= search.upper
     b = gpu_rs.tail(n, bits, q, eps, scope="all", backend="numpy")
     assert b.upper >= search.upper and b.lower <= search.upper

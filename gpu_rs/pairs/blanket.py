@@ -246,7 +246,7 @@ def reaches(n: int, bits: int, q: float, sigmas: float) -> bool:
     return mean - sigmas * math.sqrt(mean) <= REPORTS
 
 
-def delta_upper(
+def blanket_delta(
     n: int, bits: int, q: float, d: int, eps: float, enough: float = -1.0, *, settle: bool = False
 ) -> float:
     """An upper bound on ``δ(ε)`` over every pair at distance ``d``, in either order.

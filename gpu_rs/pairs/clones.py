@@ -223,7 +223,7 @@ def reduced_deltas(n: int, clone_prob: float, eps0: float, eps: np.ndarray) -> n
     return out
 
 
-def delta_upper(
+def collapsed_delta(
     n: int, bits: int, q: float, eps: float, stop: Callable[[float], bool] | None = None
 ) -> tuple[float, int]:
     """An upper bound on ``δ(ε)`` over every neighbouring pair, and the distance ``d`` that attains it
@@ -241,7 +241,7 @@ def delta_upper(
     return best, arg
 
 
-def tail_upper(n: int, bits: int, q: float, eps: float, floor: float = math.inf) -> tuple[float, float, int]:
+def collapsed_tail(n: int, bits: int, q: float, eps: float, floor: float = math.inf) -> tuple[float, float, int]:
     """A proven upper bound on ``P[R > e^ε]`` (and on ``P[R >= e^ε]``) over every neighbouring pair.
 
     Returns (bound, the ``ε`` of the step from ``δ``, the distance ``d`` attaining it): the least
@@ -258,7 +258,7 @@ def tail_upper(n: int, bits: int, q: float, eps: float, floor: float = math.inf)
         def at_floor(delta: float, scale: float = scale) -> bool:  # this step cannot give a result below floor
             return delta / scale * (1.0 + 8.0 * UNIT) >= floor
 
-        delta, arg = delta_upper(n, bits, q, e, at_floor)
+        delta, arg = collapsed_delta(n, bits, q, e, at_floor)
         if not at_floor(delta) and delta / scale * (1.0 + 8.0 * UNIT) < best[0]:
             best = (delta / scale * (1.0 + 8.0 * UNIT), e, arg)
     return best

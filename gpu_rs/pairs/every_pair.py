@@ -102,10 +102,10 @@ class Curve:
         return [d for d in range(1, self.bits + 1) if d * lr * (1.0 + 8.0 * UNIT) > least_eps]
 
     def blanket(self, d: int, eps: float, enough: float = -1.0, *, settle: bool = False) -> float:
-        """The graded blanket at ``(d, ε)``: :func:`gpu_rs.pairs.blanket.delta_upper`, computed once per question."""
+        """The graded blanket at ``(d, ε)``: :func:`gpu_rs.pairs.blanket.blanket_delta`, computed once per question."""
         key = (d, eps, enough, settle)
         if key not in self.memo:
-            self.memo[key] = blanket.delta_upper(self.n, self.bits, self.q, d, eps, enough, settle=settle)
+            self.memo[key] = blanket.blanket_delta(self.n, self.bits, self.q, d, eps, enough, settle=settle)
         return self.memo[key]
 
     def collapsed(self, d: int, eps: np.ndarray) -> np.ndarray:
@@ -135,7 +135,7 @@ class Curve:
                 continue  # the graded bound of d is at most its collapsed bound: it cannot raise the maximum
             if reduction.reaches(self.n, clones.clone_probability(self.bits, self.q, d), d, SKIP_SIGMAS):
                 raise_at = per_d[d] > best  # only there can the graded bound raise the maximum
-                graded = reduction.delta_upper(self.n, self.bits, self.q, d, eps[raise_at])
+                graded = reduction.graded_delta(self.n, self.bits, self.q, d, eps[raise_at])
                 per_d[d][raise_at] = np.minimum(per_d[d][raise_at], graded)
             best = np.maximum(best, per_d[d])
         return per_d
@@ -153,7 +153,7 @@ class Curve:
 
         ``decide > 0``, for a caller that only asks whether each bound is at most ``decide`` (a root
         finder): at each anchor a distance is left as soon as its blanket is surely at most ``decide``
-        (:func:`gpu_rs.pairs.blanket.delta_upper` with ``settle``), and the anchor as soon as one distance
+        (:func:`gpu_rs.pairs.blanket.blanket_delta` with ``settle``), and the anchor as soon as one distance
         stays above it (its blanket then computed in full). Every value is still a proven bound.
         """
         eps = np.asarray(eps, dtype=float)
@@ -183,7 +183,7 @@ class Curve:
         largest over ``d`` of the graded clone bound and the graded blanket, each computed in full."""
         best, arg = 0.0, self.bits
         for d in self.distances(eps):
-            value = float(reduction.delta_upper(self.n, self.bits, self.q, d, np.array([eps]))[0])
+            value = float(reduction.graded_delta(self.n, self.bits, self.q, d, np.array([eps]))[0])
             if self.uses_blanket and value > best:
                 value = min(value, self.blanket(d, eps))
             if value > best:
@@ -265,12 +265,12 @@ class Curve:
         for d in range(1, self.bits + 1):
             if d * -log_r(self.q) * (1.0 + 8.0 * UNIT) < eps:
                 continue  # every report's ratio is at most (p/q)^d < e^ε: the tail is 0 for every pair
-            per_d[d] = reduction.delta_upper(self.n, self.bits, self.q, d, grid) / factor * (1.0 + 8.0 * UNIT)
+            per_d[d] = reduction.graded_delta(self.n, self.bits, self.q, d, grid) / factor * (1.0 + 8.0 * UNIT)
         ranked = sorted(per_d, key=lambda k: -float(per_d[k].min()))
         worst = self.largest(grid, ranked[:1] + spread_out(sorted(ranked[1:])), per_d)
         if worst.bound >= 1.0:
             worst = self.largest(grid, ranked, per_d)
-        collapsed = clones.tail_upper(self.n, self.bits, self.q, eps, worst.bound)  # taken only below worst.bound
+        collapsed = clones.collapsed_tail(self.n, self.bits, self.q, eps, worst.bound)  # taken only below worst.bound
         if collapsed[0] < worst.bound:
             worst = TailBound(collapsed[0], collapsed[1], collapsed[2], "clone reduction")
         stronger = self.collapsed(self.bits, grid) / factor * (1.0 + 8.0 * UNIT)  # every pair, every distance

@@ -112,7 +112,7 @@ def reaches(n: int, clone_prob: float, d: int, sigmas: float) -> bool:
     return by_work >= mean - sigmas * math.sqrt(mean * (1.0 - clone_prob)) - 1.0
 
 
-def delta_upper(n: int, bits: int, q: float, d: int, eps: np.ndarray) -> np.ndarray:
+def graded_delta(n: int, bits: int, q: float, d: int, eps: np.ndarray) -> np.ndarray:
     """Upper bounds on ``δ(ε)`` over every pair at distance ``d`` (either order), for each ``ε``.
 
     ``Σ_c P(C = c) min(graded δ_c, collapsed δ_c)``; past the lattice's reach each block of

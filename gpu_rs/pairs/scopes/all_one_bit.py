@@ -53,7 +53,7 @@ def every_background(prob: Problem, inclusive: bool, plan: Plan, xp: object, dec
     search = WorstBackground(prob.n, prob.q, prob.ratio, inclusive)
     search.evaluate(0)
     goal = plan.goal(search.evaluated[0].lower)
-    cap = min(1.0, clones.tail_upper(prob.n, 1, prob.q, prob.eps)[0])
+    cap = min(1.0, clones.collapsed_tail(prob.n, 1, prob.q, prob.eps)[0])
     worst = search.search(goal, budget=prob.n + 2, cap=cap, seconds=SEARCH_SECONDS)
     best = search.evaluated[worst.zeros]
     own = min(best.upper, worst.upper) - best.lower
