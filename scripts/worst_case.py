@@ -212,7 +212,7 @@ PROOFS = r"""
 | `forward` | the seed's pair: D = N zero vectors, D_m = N − 1 zeros and one all-ones vector; S ~ A(D_m) | the engine, SPEC §4 | no |
 | `homogeneous` | that pair in both orders; the reverse order is S ~ A(D), ratio N / X′, tail P[X′ < N e^(−ε)] | the engine on a lower tail of N zero-vector atoms | no |
 | `all` (default), L = 1 | every neighbouring pair | certified maximum over every background (§3) | **yes** |
-| `all` (default), L ≥ 2 | every neighbouring pair | upper end: the smaller of the graded clone bound (§8.1, never above the clone bound of §4) and the graded blanket (§8.2); lower end: the largest tail over the homogeneous backgrounds (§5a), a certified tail of one named pair | **yes** (upper end) |
+| `all` (default), L ≥ 2 | every neighbouring pair | upper end: the every-pair curve of §8.7 (per distance the smaller of the graded clone bound, §8.1, never above the clone bound of §4, and the graded blanket, §8.2, never above the stronger clone bound); lower end: the largest tail over the homogeneous backgrounds (§5a), a certified tail of one named pair | **yes** (upper end) |
 
 Every result says which in its `scope` and `guarantee` fields; the CLI prints the guarantee.
 `pair_tail(D, D_m, q, eps)` gives the exact tail of any one small pair, and `worst_pairs` the

@@ -198,10 +198,11 @@ def test_readme_table_sample_is_what_the_code_computes():
     block = readme.split("$ gpu-rs table ", 1)[1].split("```", 1)[0]
     command = block.splitlines()[0].split()
     grid = {name: command[command.index(name) + 1] for name in ("--n", "--bits", "--eps", "--eta")}
-    assert "--scope" not in command  # the table's default scope, homogeneous
+    assert "--scope" not in command  # the table's default scope, calibrate's: all
     lines = block.split("$ cut ", 1)[1].splitlines()[1:]
     header, rows = lines[0].split(), [dict(zip(lines[0].split(), line.split(), strict=True)) for line in lines[1:]]
-    assert {"n", "bits", "eps", "q", "upper"} <= set(header)
+    assert {"n", "bits", "eps", "scope", "q", "upper"} <= set(header)
+    assert {r["scope"] for r in rows} == {"all"}
     settings = {
         (float(n), int(b), float(e))
         for n in grid["--n"].split(",")
@@ -215,7 +216,6 @@ def test_readme_table_sample_is_what_the_code_computes():
             int(r["bits"]),
             eps=float(r["eps"]),
             eta=float(grid["--eta"]),
-            scope="homogeneous",
             backend="numpy",
         )
         assert (c.q, c.tail.upper) == (float(r["q"]), float(r["upper"])), r

@@ -412,3 +412,14 @@ def test_numpy_settings_are_written(tmp_path, name):
     assert t.computed == 1 and t.rows[0]["error"] is None
     assert [(r["n"], r["bits"], r["eps"]) for r in read_rows(out)] == [(1000, 1, 1.0)]
     _agree(read_rows(out))
+
+
+def test_default_scope_is_calibrates(tmp_path):
+    """Without a scope a row is ``calibrate``'s default, every pair (issue 30: the table defaulted to the seed's
+    pair, so its q differed from calibrate's); rows with k > 1 take the seed's pair, and say so."""
+    t = gpu_rs.table(n=[300], bits=[1, 2], eps=1.0, eta=1e-2, k=[1, 2], workers=1, out=str(tmp_path / "t.csv"))
+    by = {(r["bits"], r["k"]): r for r in t.rows}
+    for bits in (1, 2):
+        assert by[bits, 1]["scope"] == "all" and by[bits, 2]["scope"] == "homogeneous"
+        c = gpu_rs.calibrate(300, bits, eps=1.0, eta=1e-2, backend="numpy")
+        assert (by[bits, 1]["q"], by[bits, 1]["upper"]) == (c.q, c.at_q.upper)

@@ -83,7 +83,7 @@ class Grid:
     delta: Any = None
     ratio: Any = None
     k: Any = 1
-    scope: Any = "homogeneous"
+    scope: Any = None
 
     def settings(self) -> list[dict[str, Any]]:
         """The settings of the grid, one dict per row, in the order of :func:`itertools.product`."""
@@ -108,14 +108,21 @@ class Grid:
             epsilons,
             targets,
             _axis("k", self.k),
-            _axis("scope", self.scope),
+            [None] if self.scope is None else _axis("scope", self.scope),
         ):
             row: dict[str, Any] = {"n": nn, "bits": b, "eps": None, "ratio": None, "eta": None, "delta": None}
-            row.update({e_name: e, t_name: t, "k": kk, "scope": s})
+            row.update({e_name: e, t_name: t, "k": kk, "scope": default_scope(kk) if s is None else s})
             if e_name == "ratio" and isinstance(e, (int, float)) and e > 0:
                 row["eps"] = math.log(e)
             rows.append(row)
         return rows
+
+
+def default_scope(k: Any) -> str:
+    """A row's scope where none is asked: ``calibrate``'s, every pair (``"all"``), except with ``k > 1``
+    reports per user, where no every-pair bound is proven and the seed's pair in both orders is computed
+    (``"homogeneous"``; the row's ``scope`` column says which)."""
+    return "homogeneous" if isinstance(k, int) and k > 1 else "all"
 
 
 def calibrate_row(setting: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
@@ -182,7 +189,7 @@ def table(
     delta: Any = None,
     ratio: Any = None,
     k: Any = 1,
-    scope: Any = "homogeneous",
+    scope: Any = None,
     out: str | None = None,
     executor: Executor | None = None,
     workers: int | None = None,
@@ -199,11 +206,9 @@ def table(
     n, bits, eps, eta, delta, ratio, k, scope
         As for :func:`gpu_rs.calibrate`, each a value or a sequence of values; the grid is
         their product (``eps`` or ``ratio``, ``eta`` or ``delta``; :class:`Grid`). ``scope``
-        defaults to ``"homogeneous"`` (the seed's pair in both orders), not ``calibrate``'s
-        ``"all"`` (every neighbouring pair, the guarantee): an ``"all"`` grid takes several times
-        longer (the issue-22 grid: 125-232 s on 2 workers against 33 s, its L = 40 rows 10-48 s
-        each on an idle machine, the proven bound's cost; docs/benchmarks.md). A row says its scope; ask
-        ``scope="all"`` (or both) for the guarantee.
+        defaults to ``calibrate``'s, ``"all"`` (every neighbouring pair, the guarantee), and to
+        ``"homogeneous"`` for rows with ``k > 1`` (:func:`default_scope`); each row says its scope. The
+        issue-22 grid under ``"all"`` takes 89 s on 2 workers (docs/benchmarks.md).
     out : str, optional
         File of rows: ``.csv``, ``.jsonl`` (JSON lines) or ``.json`` (one JSON document,
         ``{"schema": 1, "rows": [...]}``). Rows already in it with the same setting, ``q_tol``
