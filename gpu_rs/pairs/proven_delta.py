@@ -22,7 +22,7 @@ import numpy as np
 
 from gpu_rs.common.floats import UNIT
 from gpu_rs.engine.atoms import log_r
-from gpu_rs.pairs import blanket, clones, reduction
+from gpu_rs.pairs import blanket, clones, reduction, variation_ratio
 
 SKIP_SIGMAS = 8.0
 """The graded bound is skipped where its lattice stops this many standard deviations below ``C``'s mean."""
@@ -58,7 +58,8 @@ def delta_upper(n: int, bits: int, q: float, eps: np.ndarray) -> np.ndarray:
     Returns
     -------
     ndarray
-        ``max_d`` of the least proven bound at distance ``d`` (module docstring), at most 1.
+        ``max_d`` of the least proven bound at distance ``d`` (module docstring), capped by the
+        variation-ratio bound of :mod:`gpu_rs.pairs.variation_ratio` (at most 1).
     """
     eps = np.asarray(eps, dtype=float)
     lr = -log_r(q)
@@ -80,10 +81,12 @@ def delta_upper(n: int, bits: int, q: float, eps: np.ndarray) -> np.ndarray:
             graded = reduction.delta_upper(n, bits, q, d, eps[raise_at])
             per_d[d][raise_at] = np.minimum(collapsed[d][raise_at], graded)
         best = np.maximum(best, per_d[d])
+    # The variation-ratio bound (at most 1) holds for every pair at every distance: it caps the maximum over d.
+    cap = variation_ratio.delta_upper(n, bits, q, eps)
     # At one bit the blanket is the clone decomposition itself ((2q)^1 = p_1 = 2q, and W is uniform).
     if not per_d or bits == 1 or bits > BLANKET_BITS or not _blanket_reaches(n, bits, q):
-        return np.minimum(1.0, best)
-    return np.minimum(1.0, with_blankets(n, bits, q, eps, per_d))
+        return np.minimum(cap, best)
+    return np.minimum(cap, with_blankets(n, bits, q, eps, per_d))
 
 
 def _blanket_reaches(n: int, bits: int, q: float) -> bool:

@@ -30,7 +30,7 @@ import numpy as np
 
 from gpu_rs.common.floats import UNIT
 from gpu_rs.engine.atoms import log_r
-from gpu_rs.pairs import blanket, clones
+from gpu_rs.pairs import blanket, clones, variation_ratio
 from gpu_rs.pairs.clones import BLOCK_SHARE, TRIVIAL, clone_probability, given_clones_many
 from gpu_rs.pairs.counts import OUTSIDE, binomial
 
@@ -58,7 +58,8 @@ class TailBound(NamedTuple):
     eps_step: float
     d: int
     method: str = "graded clone reduction"
-    """Which bound attains it: ``"graded clone reduction"``, ``"graded blanket"`` or ``"clone reduction"``."""
+    """Which bound attains it: ``"graded clone reduction"``, ``"graded blanket"``, ``"clone reduction"`` or
+    ``"variation-ratio bound"`` (:mod:`gpu_rs.pairs.variation_ratio`, every distance at once, named ``d = L``)."""
 
 
 def kernels(q: float, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
@@ -232,8 +233,10 @@ def tail_upper(n: int, bits: int, q: float, eps: float, *, blankets: bool = True
     grid ``ε' = ε − STEPS``, ``δ`` the smaller of the graded clone bound and (on every
     step of ``BLANKET_STEPS``, for the distances that may decide the maximum) the graded
     blanket of :mod:`gpu_rs.pairs.blanket`; then the largest over ``d``, and never above the
-    collapsed clone bound of :mod:`gpu_rs.pairs.clones`. Assumes only the mechanism (each of
-    the ``bits`` bits flipped independently with probability ``q``) and ``n`` users.
+    collapsed clone bound of :mod:`gpu_rs.pairs.clones` nor the variation-ratio bound of
+    :mod:`gpu_rs.pairs.variation_ratio` (which covers every ``d`` at once), each over the same steps.
+    Assumes only the mechanism (each of the ``bits`` bits flipped independently with probability
+    ``q``) and ``n`` users.
 
     The distances are taken the largest graded bound first, then coarse to fine over ``d``, so that a
     large maximum is met early and the other distances are dismissed by one blanket lattice each.
@@ -256,6 +259,11 @@ def tail_upper(n: int, bits: int, q: float, eps: float, *, blankets: bool = True
     collapsed = clones.tail_upper(n, bits, q, eps, worst.bound)  # taken only below worst.bound
     if collapsed[0] < worst.bound:
         worst = TailBound(collapsed[0], collapsed[1], collapsed[2], "clone reduction")
+    # the variation-ratio bound covers every distance at once (it is named by d = L)
+    steps_vr = variation_ratio.delta_upper(n, bits, q, grid) / factor * (1.0 + 8.0 * UNIT)
+    i = int(np.argmin(steps_vr))
+    if steps_vr[i] < worst.bound:
+        worst = TailBound(float(steps_vr[i]), float(grid[i]), bits, "variation-ratio bound")
     return worst
 
 

@@ -1,34 +1,21 @@
 """Wang et al.'s variation-ratio bound with L-bit randomized response's own ``β``, certified.
 
-Wang, Peng, Li, Wen, Li, Yu, Wang and Yang, "Privacy amplification via shuffling: unified,
-simplified, and tightened", PVLDB 17 (2024). A randomizer with ``(p, β, q)``-variation (every
-likelihood ratio between two inputs at most ``p``, their total variation at most ``β``, every
-ratio to a third input at most ``q``) has, for every neighbouring pair in either order, ``δ(ε)``
-at most that of the *variation-ratio pair*: the changing user reports ``0, 1, *`` with
-probabilities ``(Pα, α, W)`` or ``(α, Pα, W)``, each of the ``n − 1`` others ``0`` or ``1`` with
-probability ``α`` each (``*`` otherwise), and only the counts of ``0`` and ``1`` are seen. L-bit
-randomized response has ``p = q = P = (p/q)^L`` and ``β`` the total variation between two
-complementary vectors; then ``α = β/(P − 1)`` and ``W = 1 − (P + 1)α``. The floats used are
-bounds of the same kind (``P`` and ``β`` rounded up), so the theorem applies to them as they are.
+Wang, Peng, Li, Wen, Li, Yu, Wang and Yang (PVLDB 17, 2024): a randomizer with ``(p, β, q)``-variation
+has, for every neighbouring pair in either order, ``δ(ε)`` at most that of the pair where the
+changing user reports ``0, 1, *`` with probabilities ``(Pα, α, W)`` or ``(α, Pα, W)``, each of the
+``n − 1`` others ``0`` or ``1`` with probability ``α`` each, and only the counts of ``0`` and ``1``
+are seen; L-bit randomized response has ``p = q = P = (p/q)^L``, ``α = β/(P − 1)``,
+``W = 1 − (P + 1)α``. With ``m`` the count of ``0``/``1`` reports, ``B`` the law of the others'
+count ``C ~ Bin(n − 1, 2α)``, ``ρ_m = B(m)/B(m − 1)`` and ``S_c(j) = P(Bin(c, 1/2) >= j)``,
 
-With ``m`` the count of ``0``/``1`` reports, ``C ~ Bin(n − 1, 2α)`` the others' count and
-``S_c(j) = P(Bin(c, 1/2) >= j)``, the sum of ``P − λQ`` over the counts ``a >= j`` of ``0`` at
-``m`` is ``B(m − 1) T_m(j)`` with ``B`` the law of ``C``, ``ρ_m = B(m)/B(m − 1)`` and
+    δ = Σ_m B(m − 1) max_j T_m(j),   T_m(j) = c₁ S_{m−1}(j − 1) + c₂ S_{m−1}(j),
+    c₁ = α(P − λ) + ρ_m W (1 − λ)/2,   c₂ = α(1 − λP) + ρ_m W (1 − λ)/2,
 
-    T_m(j) = c₁ S_{m−1}(j − 1) + c₂ S_{m−1}(j),
-    c₁ = α(P − λ) + ρ_m W (1 − λ)/2,   c₂ = α(1 − λP) + ρ_m W (1 − λ)/2.
-
-The ratio ``P/Q`` at ``(m, a)`` increases in ``a``, and ``P − λQ > 0`` exactly where ``a`` exceeds
-``a*(m) = (m (λP − 1)(1 − 2α) + (λ − 1) W (n − m)) / ((P − 1)(1 + λ)(1 − 2α))`` (linear in ``m``),
-so ``δ = Σ_m B(m − 1) max_j T_m(j)`` with the maximum at ``j = ⌊a*(m)⌋ + 1``. Here ``a*`` is
-computed with an error bound ``e`` and ``T`` is bounded above at every integer between
-``⌊a* − e⌋ + 1`` and ``⌊a* + e⌋ + 1``, which holds the maximiser. The tails ``S_{m−1}`` are walked
-along that line from one count, where a normalized binomial window gives them, by Pascal's rule
-and exact ratios of binomial coefficients (a prefix sum and a prefix product, each with its error
-bound); where the walk's values underflow, Hoeffding's inequality bounds them. ``B`` is a
-normalized window of ``C`` (its true mass inside the window is within ``OUTSIDE`` of 1, which
-bounds the shared error of its log-gamma anchor); counts outside the window are charged their
-whole mass. docs/worst-case.md §8.7 has the derivation.
+the maximum at ``j = ⌊a*(m)⌋ + 1``, ``a*`` linear in ``m``. docs/worst-case.md §8.7 has the
+derivation and the bound on every rounding: ``P`` and ``β`` from exact rationals rounded up, ``λ``
+down, normalized binomial windows, ``a*`` with an error bound (every integer it allows is tried),
+the tails walked along ``j = a*(m)`` by Pascal's rule (Hoeffding's bound where the walk underflows),
+counts outside the window charged their whole mass.
 """
 
 from __future__ import annotations
@@ -41,7 +28,7 @@ from fractions import Fraction
 import numpy as np
 from scipy.special import log_ndtr
 
-from gpu_rs.common.floats import UNIT
+from gpu_rs.common.floats import FLOOR, UNIT
 from gpu_rs.pairs.counts import OUTSIDE, Binomial, binomial
 
 UNDERFLOW = 1e-280
@@ -99,14 +86,6 @@ def parameters(bits: int, q: float) -> Parameters:
         ratio = math.nextafter(ratio, math.inf)
 
 
-@dataclass(frozen=True)
-class _Others:
-    """``B(k) = P(C = k)`` bounded above on the window ``lo … hi`` of ``C ~ Bin(n − 1, 2α)``."""
-
-    lo: int
-    upper: np.ndarray
-
-
 def _normalized(law: Binomial) -> tuple[np.ndarray, np.ndarray, float]:
     """A window's masses and upper tails divided by their computed total, and relative error bounds.
 
@@ -125,11 +104,11 @@ def _normalized(law: Binomial) -> tuple[np.ndarray, np.ndarray, float]:
 
 
 @functools.lru_cache(maxsize=8)
-def _others(n: int, alpha: float) -> _Others:
-    """The law of the others' count of ``0``/``1`` reports, normalized and bounded above."""
+def _others(n: int, alpha: float) -> tuple[int, np.ndarray]:
+    """``B(k) = P(C = k)``, ``C ~ Bin(n − 1, 2α)``, bounded above on its window ``lo, lo + 1, …``; and ``lo``."""
     law = binomial(n - 1, 2.0 * alpha)
     pmf, _, e = _normalized(law)
-    return _Others(law.lo, pmf * (1.0 + e) * (1.0 + 2.0 * UNIT))
+    return law.lo, pmf * (1.0 + e) * (1.0 + 2.0 * UNIT)
 
 
 @dataclass(frozen=True)
@@ -149,17 +128,13 @@ class _Walk:
 def _hoeffding(c: np.ndarray, i: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``S_c(i) = P(Bin(c, 1/2) >= i)`` bracketed by Hoeffding's inequality (and ``[0, 1]``)."""
     cf = np.maximum(c, 1).astype(float)
-    above = np.maximum(i - cf / 2.0, 0.0)
-    below = np.maximum(cf / 2.0 - (i - 1.0), 0.0)
-    hi = np.where(
-        i - cf / 2.0 > 0.0, np.minimum(1.0, np.exp(-2.0 * above**2 / cf * (1.0 - 4.0 * UNIT)) * (1.0 + 4.0 * UNIT)), 1.0
-    )
-    lo = np.where(
-        cf / 2.0 - (i - 1.0) > 0.0,
-        1.0 - np.minimum(1.0, np.exp(-2.0 * below**2 / cf * (1.0 - 4.0 * UNIT)) * (1.0 + 4.0 * UNIT)),
-        0.0,
-    )
-    return np.maximum(lo, 0.0), hi
+
+    def beyond(t: np.ndarray) -> np.ndarray:  # exp(−2t²/c) rounded up; 1 where t <= 0
+        return np.where(
+            t > 0.0, np.minimum(1.0, np.exp(-2.0 * t**2 / cf * (1.0 - 4.0 * UNIT)) * (1.0 + 4.0 * UNIT)), 1.0
+        )
+
+    return 1.0 - beyond(cf / 2.0 - (i - 1.0)), beyond(i - cf / 2.0)
 
 
 def _chain(c: np.ndarray, top: np.ndarray) -> dict[int, np.ndarray]:
@@ -228,11 +203,6 @@ def _walk(c: np.ndarray, top: np.ndarray, start: int) -> _Walk | None:
     return _Walk(ratios, h, h_rel, s, s_err, trusted)
 
 
-def _lam_down(eps: float) -> float:
-    """A float at or below ``e^ε`` (``δ`` does not increase with ``λ``, so it may stand for it)."""
-    return math.exp(eps) * (1.0 - 4.0 * UNIT)
-
-
 def _tails(c: np.ndarray, i: np.ndarray, top: np.ndarray, walk: _Walk | None) -> tuple[np.ndarray, np.ndarray]:
     """``S_c(i)`` bracketed: exact outside ``1 … c``, from the walk at ``P − 3 … P``
     (``S_c(P + k) = S_c(P + k + 1) + h_c(P + k)``) where it is trusted, else by Hoeffding."""
@@ -252,18 +222,18 @@ def _tails(c: np.ndarray, i: np.ndarray, top: np.ndarray, walk: _Walk | None) ->
     return lo, hi
 
 
-def _delta_one(n: int, prm: Parameters, others: _Others, lam: float) -> float:
+def _delta_one(n: int, prm: Parameters, others: tuple[int, np.ndarray], lam: float) -> float:
     """An upper bound on ``δ`` of the variation-ratio pair at ``λ`` (module docstring)."""
     big, alpha = prm.ratio, prm.alpha
     if lam >= big:
         return 0.0  # every ratio of the pair is at most P
     if lam * big <= 1.0:
         return min(1.0, (1.0 - lam) * (1.0 + 2.0 * UNIT))  # every ratio is at least 1/P: δ = 1 − λ
-    lo, upper = others.lo, others.upper
+    lo, upper = others
     w = prm.w_hi if lam < 1.0 else prm.w_lo  # the unfavourable end: δ grows with W exactly where λ < 1
     # m = 0: only (0, 0), where P − λQ = (1 − λ) W B(0); m = lo >= 1: charged its whole mass (W B(lo)
     # and the part below the window); every other count outside the window: at most OUTSIDE in all
-    total = OUTSIDE + (max(0.0, 1.0 - lam) * w if lo == 0 else prm.w_hi) * float(upper[0])
+    total = OUTSIDE + (max(0.0, 1.0 - lam) * w if lo == 0 else prm.w_hi) * (float(upper[0]) + FLOOR)
     ms = np.arange(max(1, lo + 1), lo + upper.shape[0] + 1)  # m − 1 runs over the window
     c = ms - 1
     rho = (n - ms) / ms * (2.0 * alpha) / (1.0 - 2.0 * alpha)  # B(m) / B(m − 1), 0 at m = n
@@ -297,7 +267,7 @@ def _delta_one(n: int, prm: Parameters, others: _Others, lam: float) -> float:
         y = c2 * np.where(c2 > 0.0, s_hi, s_lo)
         bracket = x + y + 4.0 * UNIT * (np.abs(x) + np.abs(y))
         best = np.where(j <= j_hi, np.maximum(best, bracket), best)
-    terms = upper[c - lo] * best * (1.0 + 2.0 * UNIT)
+    terms = (upper[c - lo] + FLOOR) * best * (1.0 + 2.0 * UNIT)  # masses below FLOOR may have underflowed
     total += float(np.sum(terms)) * (1.0 + (terms.shape[0] + 4) * UNIT)
     return min(1.0, total * (1.0 + 4.0 * UNIT))
 
@@ -321,4 +291,6 @@ def delta_upper(n: int, bits: int, q: float, eps: np.ndarray) -> np.ndarray:
     eps = np.asarray(eps, dtype=float)
     prm = parameters(bits, q)
     others = _others(n, prm.alpha)
-    return np.array([_delta_one(n, prm, others, _lam_down(float(e))) for e in eps.ravel()]).reshape(eps.shape)
+    # λ at or below e^ε: δ does not increase with λ
+    values = [_delta_one(n, prm, others, math.exp(e) * (1.0 - 4.0 * UNIT)) for e in eps.ravel().tolist()]
+    return np.array(values).reshape(eps.shape)
