@@ -15,7 +15,8 @@ import numpy as np
 import oracles_pairs as op
 import pytest
 
-from gpu_rs.pairs import variation_ratio
+import gpu_rs
+from gpu_rs.pairs import reduction, variation_ratio
 from gpu_rs.reference.variation_ratio import SLACK, rr_variation_ratio_delta
 
 
@@ -128,3 +129,17 @@ def test_limits_and_many_eps_at_once():
     assert np.all(got[eps >= eps0 * (1.0 + 1e-9)] == 0.0)
     below = eps <= -eps0 * (1.0 + 1e-9)  # every ratio of the pair is at least 1/P: δ = 1 − e^ε exactly
     assert np.allclose(got[below], 1.0 - np.exp(eps[below]), rtol=1e-12)
+
+
+def test_profile_and_tail_never_above_the_published_bound():
+    # issue 29's settings, where the variation-ratio bound is far below every other bound computed
+    for n, bits, q, eps in [(100_000, 40, 0.475, 0.06), (2_000_000, 64, 0.47, 0.2), (30_000, 12, 0.4, 0.3)]:
+        upper = gpu_rs.privacy_profile(n, bits, q).delta(eps).upper
+        assert upper <= rr_variation_ratio_delta(n, bits, q, eps) * (1.0 + 1e-6), (n, bits, q, eps, upper)
+    # the tail through §8.3 over the same steps, the published δ in floats
+    n, bits, q, eps = 100_000, 40, 0.475, 0.1
+    steps = np.array(reduction.STEPS)
+    published = min(rr_variation_ratio_delta(n, bits, q, eps - s) / -math.expm1(-s) for s in steps if eps - s > -5.0)
+    result = gpu_rs.tail(n, bits, q, eps, search_seconds=0)
+    assert result.upper <= published * (1.0 + 1e-6), (result.upper, published)
+    assert "variation-ratio bound" in result.method
