@@ -273,20 +273,24 @@ def _delta_one(n: int, prm: Parameters, others: tuple[int, np.ndarray], lam: flo
 
 
 def delta_upper(n: int, bits: int, q: float, eps: np.ndarray) -> np.ndarray:
-    """A proven upper bound on ``δ(ε)`` over every neighbouring pair, either order, at each ``ε``.
+    """Wang et al.'s variation-ratio ``δ(ε)`` with L-bit randomized response's ``β``, rounded up: a proven
+    upper bound over every neighbouring pair of ``n`` users, at every distance and in either order.
 
     Parameters
     ----------
-    n, bits, q : int, int, float
-        Users, bits per report, flip probability (``0 < q < 1/2``).
+    n : int
+        Users (the changing one included).
+    bits : int
+        Bits per report ``L``.
+    q : float
+        Flip probability of each bit, ``0 < q < 1/2``.
     eps : ndarray
-        Privacy levels (any real; ``δ = 1 − e^ε`` bounds below ``−L log(p/q)``).
+        Any real privacy levels: ``δ = 0`` from ``L log(p/q)`` up, ``1 − e^ε`` below its negative.
 
     Returns
     -------
     ndarray
-        Wang et al.'s variation-ratio ``δ(ε)`` with L-bit randomized response's ``β``, rounded up
-        (module docstring), at most 1.
+        The bound at each ``ε`` (the shape of ``eps``), at most 1.
     """
     eps = np.asarray(eps, dtype=float)
     prm = parameters(bits, q)
