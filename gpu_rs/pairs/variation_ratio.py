@@ -8,14 +8,15 @@ are seen; L-bit randomized response has ``p = q = P = (p/q)^L``, ``α = β/(P �
 ``W = 1 − (P + 1)α``. With ``m`` the count of ``0``/``1`` reports, ``B`` the law of the others'
 count ``C ~ Bin(n − 1, 2α)``, ``ρ_m = B(m)/B(m − 1)`` and ``S_c(j) = P(Bin(c, 1/2) >= j)``,
 
-    δ = Σ_m B(m − 1) max_j T_m(j),   T_m(j) = c₁ S_{m−1}(j − 1) + c₂ S_{m−1}(j),
-    c₁ = α(P − λ) + ρ_m W (1 − λ)/2,   c₂ = α(1 − λP) + ρ_m W (1 − λ)/2,
+    δ = Σ_m B(m − 1) max_j T_m(j),   T_m(j) = c₁ S_{m−1}(j − 1) + c₂ S_{m−1}(j)
+                                        = (c₁ + c₂) S_{m−1}(j) + c₁ h_{m−1}(j − 1),
+    c₁ = α(P − λ) + ρ_m W (1 − λ)/2,   c₁ + c₂ = (1 − λ)(α(P + 1) + ρ_m W),
 
-the maximum at ``j = ⌊a*(m)⌋ + 1``, ``a*`` linear in ``m``. docs/worst-case.md §8.7 has the
-derivation and the bound on every rounding: ``P`` and ``β`` from exact rationals rounded up, ``λ``
-down, normalized binomial windows, ``a*`` with an error bound (every integer it allows is tried),
-the tails walked along ``j = a*(m)`` by Pascal's rule (Hoeffding's bound where the walk underflows),
-counts outside the window charged their whole mass.
+``h_c`` the masses of ``Bin(c, 1/2)``; the maximum is at ``j = ⌊a*(m)⌋ + 1``, ``a*`` linear in ``m``.
+docs/worst-case.md §8.7 has the derivation and the bound on every rounding: ``P`` and ``β`` from
+exact rationals rounded up, ``λ`` down, normalized binomial windows, ``a*`` with an error bound
+(every integer it allows is tried), the tails walked along ``j = a*(m)`` by Pascal's rule
+(Hoeffding's bound where the walk underflows), counts outside the window charged their whole mass.
 """
 
 from __future__ import annotations
@@ -41,11 +42,8 @@ STEP_REL = 40.0 * UNIT
 
 @dataclass(frozen=True)
 class Parameters:
-    """The variation-ratio pair's parameters for L-bit randomized response, as floats.
-
-    ``ratio`` is ``P >= (p/q)^L`` and ``alpha`` is ``α`` with ``(P − 1)α >= β`` (both exact
-    rational checks); ``W = 1 − (P + 1)α`` lies in ``[w_lo, w_hi]``.
-    """
+    """The pair's parameters as floats: ``ratio`` ``P >= (p/q)^L``, ``alpha`` ``α`` with ``(P − 1)α >= β``
+    (exact rational checks); ``W = 1 − (P + 1)α`` lies in ``[w_lo, w_hi]``."""
 
     ratio: float
     alpha: float
@@ -54,15 +52,9 @@ class Parameters:
 
 
 def _up(x: Fraction) -> float:
-    """The least float at or above ``x``."""
+    """The least float at or above ``x`` (``_up(-x)`` negated: the largest at or below)."""
     f = float(x)
     return f if Fraction(f) >= x else math.nextafter(f, math.inf)
-
-
-def _down(x: Fraction) -> float:
-    """The largest float at or below ``x``."""
-    f = float(x)
-    return f if Fraction(f) <= x else math.nextafter(f, -math.inf)
 
 
 @functools.lru_cache(maxsize=64)
@@ -82,7 +74,7 @@ def parameters(bits: int, q: float) -> Parameters:
         alpha = _up(tv / (Fraction(ratio) - 1))
         w = 1 - (Fraction(ratio) + 1) * Fraction(alpha)
         if w >= 0:
-            return Parameters(ratio, alpha, _down(w), _up(w))
+            return Parameters(ratio, alpha, -_up(-w), _up(w))
         ratio = math.nextafter(ratio, math.inf)
 
 
@@ -134,7 +126,8 @@ def _hoeffding(c: np.ndarray, i: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             t > 0.0, np.minimum(1.0, np.exp(-2.0 * t**2 / cf * (1.0 - 4.0 * UNIT)) * (1.0 + 4.0 * UNIT)), 1.0
         )
 
-    return 1.0 - beyond(cf / 2.0 - (i - 1.0)), beyond(i - cf / 2.0)
+    exact = np.where(i <= 0, 1.0, 0.0)  # Bin(0, 1/2) is 0
+    return np.where(c == 0, exact, 1.0 - beyond(cf / 2.0 - (i - 1.0))), np.where(c == 0, exact, beyond(i - cf / 2.0))
 
 
 def _chain(c: np.ndarray, top: np.ndarray) -> dict[int, np.ndarray]:
@@ -203,23 +196,29 @@ def _walk(c: np.ndarray, top: np.ndarray, start: int) -> _Walk | None:
     return _Walk(ratios, h, h_rel, s, s_err, trusted)
 
 
-def _tails(c: np.ndarray, i: np.ndarray, top: np.ndarray, walk: _Walk | None) -> tuple[np.ndarray, np.ndarray]:
-    """``S_c(i)`` bracketed: exact outside ``1 … c``, from the walk at ``P − 3 … P``
-    (``S_c(P + k) = S_c(P + k + 1) + h_c(P + k)``) where it is trusted, else by Hoeffding."""
-    lo, hi = _hoeffding(c, i)
+def _tails(c: np.ndarray, i: np.ndarray, top: np.ndarray, walk: _Walk | None) -> tuple[np.ndarray, ...]:
+    """``S_c(i)`` and ``h_c(i − 1)`` bracketed (low, high, low, high): exact outside ``0 … c``, from the
+    walk at ``i = P − 2 … P`` (``S_c(P + k) = S_c(P + k + 1) + h_c(P + k)``) where it is trusted, else by
+    Hoeffding (``h_c(i − 1) <= min(S_c(i − 1), 1 − S_c(i))``)."""
+    s_lo, s_hi = _hoeffding(c, i)
+    h_lo, h_hi = np.zeros(c.shape), np.minimum(_hoeffding(c, i - 1)[1], 1.0 - s_lo)
     if walk is not None:
         off = i - top
-        value, added = walk.s.copy(), np.zeros(c.shape)
+        value, added, mass = walk.s.copy(), np.zeros(c.shape), np.where(off == 1, walk.h, 0.0)
         for k in range(-1, min(OFFSETS) - 1, -1):
-            add = np.where(off <= k, walk.ratios[k] * walk.h, 0.0)
-            value, added = value + add, added + add
+            add = walk.ratios[k] * walk.h
+            value, added = value + np.where(off <= k, add, 0.0), added + np.where(off <= k, add, 0.0)
+            mass = np.where(off - 1 == k, add, mass)
         err = walk.s_err + added * (walk.h_rel + STEP_REL) + 4.0 * UNIT * np.abs(value)
-        usable = walk.trusted & (off <= 0) & (off >= min(OFFSETS))
-        lo = np.where(usable, np.maximum(lo, value - err), lo)
-        hi = np.where(usable, np.minimum(hi, value + err), hi)
-    lo = np.where(i <= 0, 1.0, np.where(i > c, 0.0, lo))
-    hi = np.where(i <= 0, 1.0, np.where(i > c, 0.0, hi))
-    return lo, hi
+        usable = walk.trusted & (off <= 0) & (off >= min(OFFSETS) + 1)
+        s_lo = np.where(usable, np.maximum(s_lo, value - err), s_lo)
+        s_hi = np.where(usable, np.minimum(s_hi, value + err), s_hi)
+        usable = walk.trusted & (off <= 1) & (off >= min(OFFSETS) + 1)
+        h_lo = np.where(usable, mass * (1.0 - walk.h_rel - STEP_REL), h_lo)
+        h_hi = np.where(usable, mass * (1.0 + walk.h_rel + STEP_REL), h_hi)
+    s_lo, s_hi = (np.where(i <= 0, 1.0, np.where(i > c, 0.0, x)) for x in (s_lo, s_hi))
+    h_lo, h_hi = (np.where((i - 1 < 0) | (i - 1 > c), 0.0, x) for x in (h_lo, h_hi))
+    return s_lo, s_hi, h_lo, h_hi
 
 
 def _delta_one(n: int, prm: Parameters, others: tuple[int, np.ndarray], lam: float) -> float:
@@ -238,9 +237,10 @@ def _delta_one(n: int, prm: Parameters, others: tuple[int, np.ndarray], lam: flo
     c = ms - 1
     rho = (n - ms) / ms * (2.0 * alpha) / (1.0 - 2.0 * alpha)  # B(m) / B(m − 1), 0 at m = n
     shared = rho * w * (1.0 - lam) / 2.0
-    first, second = alpha * (big - lam), alpha * (1.0 - lam * big)
+    first = alpha * (big - lam)
     c1 = first + shared + 12.0 * UNIT * (abs(first) + np.abs(shared))
-    c2 = second + shared + 12.0 * UNIT * (abs(second) + np.abs(shared))
+    total_c = (1.0 - lam) * (alpha * (big + 1.0) + rho * w)
+    total_c = total_c + 8.0 * UNIT * np.abs(total_c)
     den = (big - 1.0) * (1.0 + lam) * (1.0 - 2.0 * alpha)
     w_mid = 0.5 * (prm.w_lo + prm.w_hi)
     cross = (ms * (lam * big - 1.0) * (1.0 - 2.0 * alpha) + (lam - 1.0) * w_mid * (n - ms)) / den
@@ -261,10 +261,10 @@ def _delta_one(n: int, prm: Parameters, others: tuple[int, np.ndarray], lam: flo
         walk = _walk(c, top, start)  # at c = 0 (the first count, if any) every tail is exact
     best = np.zeros(ms.shape)
     for j in (j_lo, j_lo + 1):
-        s1_lo, s1_hi = _tails(c, j - 1, top, walk)
-        s_lo, s_hi = _tails(c, j, top, walk)
-        x = c1 * np.where(c1 > 0.0, s1_hi, s1_lo)
-        y = c2 * np.where(c2 > 0.0, s_hi, s_lo)
+        # T = (c₁ + c₂) S(j) + c₁ h(j − 1), with c₁ + c₂ = (1 − λ)(α(P + 1) + ρW): no cancellation near λ = 1
+        s_lo, s_hi, h_lo, h_hi = _tails(c, j, top, walk)
+        x = total_c * np.where(total_c > 0.0, s_hi, s_lo)
+        y = c1 * np.where(c1 > 0.0, h_hi, h_lo)
         bracket = x + y + 4.0 * UNIT * (np.abs(x) + np.abs(y))
         best = np.where(j <= j_hi, np.maximum(best, bracket), best)
     terms = (upper[c - lo] + FLOOR) * best * (1.0 + 2.0 * UNIT)  # masses below FLOOR may have underflowed
