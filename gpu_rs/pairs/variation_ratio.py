@@ -29,7 +29,8 @@ from fractions import Fraction
 import numpy as np
 from scipy.special import log_ndtr
 
-from gpu_rs.common.floats import FLOOR, UNIT
+from gpu_rs.common.floats import EXP_LIMIT, FLOOR, UNIT
+from gpu_rs.engine.atoms import log_r
 from gpu_rs.pairs.counts import OUTSIDE, Binomial, binomial
 
 UNDERFLOW = 1e-280
@@ -285,7 +286,7 @@ def delta_upper(n: int, bits: int, q: float, eps: np.ndarray) -> np.ndarray:
     q : float
         Flip probability of each bit, ``0 < q < 1/2``.
     eps : ndarray
-        Any real privacy levels: ``δ = 0`` from ``L log(p/q)`` up, ``1 − e^ε`` below its negative.
+        Any real privacy levels (``λ = e^ε`` is rounded down: δ does not increase with ``λ``).
 
     Returns
     -------
@@ -293,8 +294,7 @@ def delta_upper(n: int, bits: int, q: float, eps: np.ndarray) -> np.ndarray:
         The bound at each ``ε`` (the shape of ``eps``), at most 1.
     """
     eps = np.asarray(eps, dtype=float)
-    prm = parameters(bits, q)
-    others = _others(n, prm.alpha)
-    # λ at or below e^ε: δ does not increase with λ
-    values = [_delta_one(n, prm, others, math.exp(e) * (1.0 - 4.0 * UNIT)) for e in eps.ravel().tolist()]
-    return np.array(values).reshape(eps.shape)
+    if bits * -log_r(q) > EXP_LIMIT:
+        return np.ones(eps.shape)  # P beyond the float range: α ≈ 0 and Pα ≈ β, the bound is about β anyway
+    prm, lams = parameters(bits, q), [math.exp(e) * (1.0 - 4.0 * UNIT) for e in eps.ravel().tolist()]
+    return np.array([_delta_one(n, prm, _others(n, prm.alpha), lam) for lam in lams]).reshape(eps.shape)
