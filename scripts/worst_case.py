@@ -685,8 +685,9 @@ Tests (`tests/test_reduction.py`):
   0.510, 0.820, 0.684 at L = 5 (graded clone
   0.459, 0.816, 0.674), 0.859 at L = 8 (0.859), 0.978 at L = 16 (0.9993) and 0.945 at L = 40
   (0.9988), each 2–9 s. It beats the graded clone bound only at L ≥ 16, where both are near 1, and
-  the graded blanket beats it everywhere (0.17 … 0.61). Not implemented in the product: it would
-  not change any answer of `every_pair.Curve.tail`, the default upper end.
+  the graded blanket beats it everywhere (0.17 … 0.61). At large N with q near 1/2 it is far below
+  every other bound the product computes (issue 29), but it is not a bound for every pair of L-bit
+  randomized response: §8.8 has a pair above it.
 - **Takagi and Liew 2026 (arXiv 2601.19154)**: their *blanket divergence*, with blanket density
   inf_x R_x(z) and, in its size-biased form, M ~ 1 + Bin(N − 1, γ) reports from the normalised
   blanket, is exactly the graded blanket of §8.2
@@ -740,6 +741,41 @@ calibration's tail at its answer, a profile's ε asked twice).
   takes i* = c + 1 there (the largest ratio is e^ε within round-off), where a division by zero
   was raised. tests/test_ties.py checks every scope and quantity at d log(p/q) ± 3 ulps against
   every pair enumerated.
+
+### 8.8 The variation-ratio bound with L-bit randomized response's β is not a bound for every pair
+
+Issue 29 asked for Wang et al.'s variation-ratio bound (PVLDB 2024) with L-bit randomized
+response's own parameters, p = q = P = (p/q)^L and β the total variation between complementary
+vectors, as one more proven part of the minimum. It was built and certified this round (branch
+`hvr`, commit c7b3765: exact-rational parameters rounded up, the count pair's δ with every rounding
+bounded, checked against the float reference and a brute-force sum over the counts), and then taken
+out again: **a real pair lies above it.**
+
+*The counterexample* (tests/test_published_bounds.py, in exact rationals). N = 4, L = 3, q = 0.05,
+ε = 8.8283 (just below ε₀ = 3 log 19 = 8.8331). The seed's pair in the reverse order: D has every
+user at 000, D_m one user at 111. The output "all four reports 000" has probability p^12 = 0.5404
+under D and p^9 q^3 = 7.88 × 10⁻⁵ under D_m: ratio (p/q)^3 = 6859 > e^ε = 6826.6, so
+δ_{D‖D_m}(ε) ≥ 0.5404 − 6826.6 × 7.88 × 10⁻⁵ = 0.0026. The variation-ratio pair with
+P = 6859, β = 0.9855, α = β/(P − 1) = 1.437 × 10⁻⁴, w = 1 − (P + 1)α = 0.0142 has δ(ε) = 1.7 × 10⁻¹¹
+(the certified evaluation, the float reference and a brute-force sum over its counts agree). At N = 1
+its δ is α(P − λ) = 0.0052, above the pair's; from N = 2 the others' rare "0" reports (probability
+α each) together with the changing user's "*" (probability w) already pull the count pair's largest
+ratio below λ, while the real pair keeps the ratio 6859 on a likely output.
+
+*Where the transfer breaks* (our reading, not a claim about the paper's proof in general). The
+reduction describes the changing user as (Pα Q₀ + α Q₁ + w Q*) and every other user as
+r Q₀ + r Q₁ + (1 − 2r) LO_y, and keeps only the counts of labels 0 and 1. With w > 0 (it is 0 for a
+generic ε₀-LDP randomizer, where β = (e^ε₀ − 1)/(e^ε₀ + 1)), the changing user's "*" report is drawn
+from Q*, the others' from their own LO_y, so the reports are not a function of the counts alone: a
+post-processing of (a, b) cannot tell whether the one "0" came from the changing user or from another
+user while the changing user said "*". For the generic parameters w = 0 and the pair is the stronger
+clone pair, which the curve does take (§8.7) and which no pair checked here exceeds.
+
+So the every-pair curve takes the stronger clone bound and Feldman, McMillan and Talwar's numerical
+bound (never above either, tests/test_published_bounds.py at 56 settings of δ and 14 of tails), but not
+this one; the issue's Done-when item "never above the variation-ratio bound with L-bit β" asks for a
+bound that does not hold. `gpu_rs/reference/variation_ratio.py` keeps the float formula for the
+comparisons of docs/benchmarks.md and says so.
 """
 
 

@@ -7,10 +7,14 @@ The published bounds, each proven for every neighbouring pair of an ``ε₀``-LD
 * the stronger clone bound, i.e. Wang et al.'s variation ratio with generic parameters,
   ``variation_ratio_delta``.
 
+Wang et al.'s variation ratio with L-bit randomized response's own total variation
+(``rr_variation_ratio_delta``) is not a bound for every pair here: a pair lies above it
+(:func:`test_the_variation_ratio_with_the_bits_own_beta_is_not_a_bound`, docs/worst-case.md §8.8).
+
 ``δ(ε)`` is compared directly; the tail through docs/worst-case.md §8.3 on the grid of steps the
 curve uses, ``P[R > e^ε] <= δ(ε') / (1 − e^(ε' − ε))`` at its best ``ε'``. Both sides are computed
-with outward rounding, so the comparison allows round-off: a relative ``1e-9`` and the absolute
-floor of the certified arithmetic (``FLOOR``), where both sides are below about ``1e-15``.
+with outward rounding, so the comparison allows round-off: a relative ``REL`` and the absolute floor of
+the certified arithmetic (``FLOOR``), where both sides are below about ``1e-15``.
 
 Expected cost: ~30-60 s (56 settings of δ, 14 of the tail, and the public API at the settings of
 the issue).
@@ -26,6 +30,7 @@ import pytest
 import gpu_rs
 from gpu_rs.pairs import every_pair
 from gpu_rs.reference.generic_bounds import fmt_delta, local_epsilon, variation_ratio_delta
+from gpu_rs.reference.variation_ratio import rr_variation_ratio_delta
 
 REL = 1e-9
 FLOOR = 2e-15
@@ -55,9 +60,10 @@ def published(n: int, bits: int, q: float, eps: float) -> float:
 
 
 def published_tail(n: int, bits: int, q: float, eps: float) -> float:
-    """The least published ``δ`` turned into a tail by §8.3, at the curve's steps."""
-    steps = np.array(every_pair.STEPS)
-    return min(published(n, bits, q, eps - s) / -math.expm1(-s) for s in steps)
+    """The least published ``δ`` turned into a tail by §8.3, at the curve's steps with ``ε' >= 0`` (the
+    published bounds are stated for ``ε >= 0``; the curve's own steps below 0 only lower its tail)."""
+    steps = [s for s in every_pair.STEPS if eps - s >= 0.0]
+    return min((published(n, bits, q, eps - s) / -math.expm1(-s) for s in steps), default=1.0)
 
 
 def below(ours: float, theirs: float) -> bool:
@@ -92,3 +98,22 @@ def test_the_profile_uses_the_blanket_at_forty_bits():
     """δ(2) at L = 40, N = 1e7 (issue 29): the graded blanket is used beyond L = 16."""
     assert gpu_rs.privacy_profile(10**7, 40, 0.351).delta(2.0).upper <= 0.22
     assert gpu_rs.privacy_profile(10**7, 40, 0.3754).delta(2.0).upper <= 1e-4
+
+
+def test_the_variation_ratio_with_the_bits_own_beta_is_not_a_bound():
+    """Issue 29 asked for Wang et al.'s variation-ratio bound with L-bit RR's own ``β`` in the minimum. It is
+    below a real pair's ``δ``: the seed's pair in the reverse order at N = 4, L = 3, q = 0.05, just below
+    ``ε₀ = 3 log 19``. The output "all four reports 000" has ratio ``(p/q)^3 = 6859 > λ``, so
+    ``δ >= P_D(S) − λ P_Dm(S)``, in exact rationals; the variation-ratio pair's ``δ``, by brute force over its
+    counts, is 1.7e-11. The every-pair curve stays above the exact value."""
+    from fractions import Fraction
+
+    n, bits, q, eps = 4, 3, 0.05, 8.828316937499315
+    p_, q_ = 1 - Fraction(q), Fraction(q)
+    lam = Fraction(math.exp(eps))  # a float at most a few ulps from e^ε: the margin below is 0.5 %
+    all_zero = p_ ** (3 * n)  # the four reports 000 under D (every user at 000)
+    changed = p_ ** (3 * (n - 1)) * q_**3  # under D_m (one user at 111)
+    exact = all_zero - lam * changed  # one output's share of δ_{D‖D_m}(ε): a lower bound on it
+    assert exact > Fraction(25, 10000)
+    assert rr_variation_ratio_delta(n, bits, q, eps) < 1e-9 < exact
+    assert every_pair.Curve(n, bits, q).deltas(np.array([eps]))[0] >= exact

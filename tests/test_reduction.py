@@ -212,6 +212,9 @@ def test_order_of_distances_does_not_move_the_bound(n, bits, q, eps):
     per_d = {d: reduction.graded_delta(n, bits, q, d, grid) / factor * (1.0 + 1e-15) for d in range(1, bits + 1)}
     ranked = sorted(per_d, key=lambda k: -float(per_d[k].min()))
     ways = [ranked, ranked[::-1], ranked[:1] + every_pair.spread_out(sorted(ranked[1:])), sorted(ranked)]
-    got = {every_pair.Curve(n, bits, q).largest(grid, order, per_d) for order in ways}
+    curve = every_pair.Curve(n, bits, q)
+    bound, names = curve.published(grid)
+    cap = (bound / factor * (1.0 + 1e-15), names)
+    got = {curve.largest(grid, order, per_d, cap) for order in ways}
     assert len(got) == 1, got
     assert got.pop().bound < 1.0

@@ -56,8 +56,7 @@ class TailBound(NamedTuple):
     eps_step: float
     d: int
     method: str = "graded clone reduction"
-    """Which bound attains it: ``"graded clone reduction"``, ``"graded blanket"``, ``"clone reduction"`` or
-    ``"stronger clone bound"``."""
+    """Which bound attains it: the graded clone or blanket, the clone or the stronger clone bound."""
 
 
 def spread_out(items: list[int]) -> list[int]:
@@ -120,17 +119,23 @@ class Curve:
         eps0 = d * -log_r(self.q) * (1.0 + 8.0 * UNIT)
         return clones.reduced_deltas(self.n, clones.clone_probability(self.bits, self.q, d), eps0, eps)
 
+    def published(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The published bound that covers every pair at every distance, at each ``ε``, and its name: the
+        stronger clone bound (:meth:`collapsed` at ``d = L``). Wang et al.'s variation ratio with L-bit
+        randomized response's own ``β`` is not one: a pair lies above it (docs/worst-case.md §8.8)."""
+        return self.collapsed(self.bits, eps), np.full(eps.shape, "stronger clone bound", dtype=object)
+
     def clone_bounds(self, eps: np.ndarray) -> dict[int, np.ndarray]:
         """Per distance, the least of the clone bounds at each ``ε`` (``> 0``), for the distances that can
-        decide the maximum: the collapsed bound, never above the stronger clone bound (:meth:`collapsed`
-        at ``d = L``), lowered by the graded one where it exceeds the running maximum and the graded
-        lattice reaches the clone counts."""
+        decide the maximum: the collapsed bound, never above the published bounds (:meth:`published`),
+        lowered by the graded one where it exceeds the running maximum and the graded lattice reaches the
+        clone counts."""
         collapsed = {d: self.collapsed(d, eps) for d in self.distances(float(eps.min()))}
-        stronger = collapsed.get(self.bits, np.zeros(eps.shape))  # no distance left: δ = 0 everywhere
+        cap = self.published(eps)[0] if collapsed else np.zeros(eps.shape)  # no distance left: δ = 0
         best = np.zeros(eps.shape)
         per_d = {}
         for d in sorted(collapsed, key=lambda k: -float(collapsed[k].max())):
-            per_d[d] = np.minimum(collapsed[d], stronger)
+            per_d[d] = np.minimum(collapsed[d], cap)
             if np.all(per_d[d] <= best):
                 continue  # the graded bound of d is at most its collapsed bound: it cannot raise the maximum
             if reduction.reaches(self.n, clones.clone_probability(self.bits, self.q, d), d, SKIP_SIGMAS):
@@ -222,31 +227,34 @@ class Curve:
                 break  # improved on this side: the other side lies beyond the start, already worse
         return best_j
 
-    def largest(self, grid: np.ndarray, order: list[int], per_d: dict[int, np.ndarray]) -> TailBound:
+    def largest(
+        self, grid: np.ndarray, order: list[int], per_d: dict[int, np.ndarray], cap: tuple[np.ndarray, np.ndarray]
+    ) -> TailBound:
         """The largest over the distances of ``order`` of their least tail bound over the steps ``grid``
-        (``per_d``: the graded clone bound at each step), each lowered by the graded blanket where it may
-        decide."""
+        (``per_d``: the graded clone bound at each step; ``cap``: a bound over every pair at each step, and
+        its name), each lowered by the graded blanket where it may decide."""
         factor = -np.expm1(-np.array(STEPS))
         worst, start = TailBound(0.0, float(grid[0]), 1), len(BLANKET_STEPS) // 2
         for d in order:
-            values, graded = per_d[d].copy(), per_d[d]
+            values, graded = np.minimum(per_d[d], cap[0]), per_d[d]
             # else nothing can change: the distance is already within the running maximum
             if self.uses_blanket and float(values.min()) > max(BLANKET_FLOOR, worst.bound) and worst.bound < 1.0:
                 start = self._blanket_search(d, grid, factor, values, start, worst.bound)
             i = int(np.argmin(values))
             if values[i] > worst.bound:
-                method = "graded blanket" if values[i] < graded[i] else "graded clone reduction"
-                worst = TailBound(min(1.0, float(values[i])), float(grid[i]), d, method)
+                method, at = ("graded clone reduction", d) if values[i] == graded[i] else (str(cap[1][i]), self.bits)
+                method, at = ("graded blanket", d) if values[i] < min(graded[i], cap[0][i]) else (method, at)
+                worst = TailBound(min(1.0, float(values[i])), float(grid[i]), at, method)  # a cap: named d = L
         return worst
 
     def tail(self, eps: float) -> TailBound:
         """A proven upper bound on ``P[R > e^ε]`` and ``P[R >= e^ε]`` over every neighbouring pair, either order.
 
         For each distance ``d``: the best step ``P[R > e^ε] <= δ_d(ε') / (1 − e^(ε' − ε))`` over the grid
-        ``ε' = ε − STEPS``, ``δ_d`` the graded clone bound and, on
-        the steps of ``BLANKET_STEPS`` for the distances that may decide the maximum, the graded blanket;
-        then the largest over ``d``, and never above the collapsed clone bound of
-        :mod:`gpu_rs.pairs.clones`. Assumes only the mechanism and ``n`` users.
+        ``ε' = ε − STEPS``, ``δ_d`` the graded clone bound, never above the published bounds
+        (:meth:`published`), and, on the steps of ``BLANKET_STEPS`` for the distances that may decide the
+        maximum, the graded blanket; then the largest over ``d``, and never above the collapsed clone bound
+        of :mod:`gpu_rs.pairs.clones`. Assumes only the mechanism and ``n`` users.
 
         The distances are taken the largest graded bound first, then coarse to fine over ``d``, so that a
         large maximum is met early and the other distances are dismissed by one blanket lattice each. Any
@@ -266,17 +274,15 @@ class Curve:
             if d * -log_r(self.q) * (1.0 + 8.0 * UNIT) < eps:
                 continue  # every report's ratio is at most (p/q)^d < e^ε: the tail is 0 for every pair
             per_d[d] = reduction.graded_delta(self.n, self.bits, self.q, d, grid) / factor * (1.0 + 8.0 * UNIT)
-        ranked = sorted(per_d, key=lambda k: -float(per_d[k].min()))
-        worst = self.largest(grid, ranked[:1] + spread_out(sorted(ranked[1:])), per_d)
+        bound, names = self.published(grid) if per_d else (np.ones(grid.shape), np.zeros(grid.shape))
+        cap = (bound / factor * (1.0 + 8.0 * UNIT), names)  # every pair, every distance
+        ranked = sorted(per_d, key=lambda k: -float(np.minimum(per_d[k], cap[0]).min()))
+        worst = self.largest(grid, ranked[:1] + spread_out(sorted(ranked[1:])), per_d, cap)
         if worst.bound >= 1.0:
-            worst = self.largest(grid, ranked, per_d)
+            worst = self.largest(grid, ranked, per_d, cap)
         collapsed = clones.collapsed_tail(self.n, self.bits, self.q, eps, worst.bound)  # taken only below worst.bound
         if collapsed[0] < worst.bound:
             worst = TailBound(collapsed[0], collapsed[1], collapsed[2], "clone reduction")
-        stronger = self.collapsed(self.bits, grid) / factor * (1.0 + 8.0 * UNIT)  # every pair, every distance
-        i = int(np.argmin(stronger))
-        if stronger[i] < worst.bound:
-            worst = TailBound(float(stronger[i]), float(grid[i]), self.bits, "stronger clone bound")
         return worst
 
 

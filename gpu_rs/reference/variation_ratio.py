@@ -14,7 +14,10 @@ same ``δ`` (swap the labels ``0`` and ``1``).
 For L-bit randomized response (every pair of inputs, any distance): ``p = q = e^ε₀``,
 ``ε₀ = L log(p/q)``, and ``β`` the total variation between the all-zeros and all-ones inputs,
 ``Σ_{l < L/2} C(L, l)(q^l p^{L−l} − p^l q^{L−l})``, the largest over pairs (it grows with the
-distance). A generic ``ε₀``-LDP randomizer has ``β = (e^ε₀ − 1)/(e^ε₀ + 1)``, ``w = 0``.
+distance). A generic ``ε₀``-LDP randomizer has ``β = (e^ε₀ − 1)/(e^ε₀ + 1)``, ``w = 0``. With L-bit
+randomized response's own ``β`` (``w > 0``) the result is **not** a bound for every pair: the seed's
+pair lies above it at N = 4, L = 3, q = 0.05 near ``ε₀`` (docs/worst-case.md §8.8). It is kept here
+for comparison only; gpu_rs's every-pair bound does not use it.
 
 ``δ(ε)``: with ``m = a + b`` the count of ``0``/``1`` reports, the ratio of the two laws at
 ``(m, a)`` is ``(K(pa + m − a) + w) / (K(a + p(m − a)) + w)``, ``K = (1 − 2r)/((n − m) r)`` ·
