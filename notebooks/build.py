@@ -737,7 +737,7 @@ LABELS = {
     "fmt_closed": "FMT closed form",
     "fmt_numerical": "FMT numerical",
     "variation_ratio": "variation-ratio",
-    "vr_rr": "variation-ratio, β of L-bit RR",
+    "vr_rr": "variation-ratio, β of L-bit RR (not a bound for every pair: docs/worst-case.md §8.8)",
     "blanket": "blanket",
     "dp_accounting": "dp_accounting, exact pmf",
 }

@@ -114,6 +114,8 @@ def generic_curves(n: int, bits: int, q: float) -> dict[str, Callable[[np.ndarra
     return {
         "FMT numerical (clones)": curve(lambda e: fmt_delta(n, eps0, e)),
         "variation-ratio (Wang et al.)": curve(lambda e: variation_ratio_delta(n, eps0, e)),
-        "variation-ratio, β of L-bit RR": curve(lambda e: rr_variation_ratio_delta(n, bits, q, e)),
+        "variation-ratio, β of L-bit RR (not a bound for every pair)": curve(
+            lambda e: rr_variation_ratio_delta(n, bits, q, e)
+        ),
         "privacy blanket (Balle et al.)": curve(lambda e: blanket_delta(n, eps0, e)),
     }
