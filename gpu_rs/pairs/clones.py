@@ -223,22 +223,34 @@ def reduced_deltas(n: int, clone_prob: float, eps0: float, eps: np.ndarray) -> n
     return out
 
 
-def collapsed_delta(
-    n: int, bits: int, q: float, eps: float, stop: Callable[[float], bool] | None = None
-) -> tuple[float, int]:
-    """An upper bound on ``δ(ε)`` over every neighbouring pair, and the distance ``d`` that attains it
-    (the smallest among ties). The distances are taken from ``d = L`` down; ``stop``, if given, ends
-    the walk as soon as it holds for the largest value so far (which is then only a lower bound on
-    the maximum over ``d``)."""
+def collapsed_deltas(
+    n: int, bits: int, q: float, eps: np.ndarray, stop: Callable[[int, float], bool] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """An upper bound on ``δ(ε)`` over every neighbouring pair at each ``ε`` of ``eps``, and the distance ``d``
+    that attains it (the smallest among ties). The distances are taken from ``d = L`` down, each at every
+    ``ε`` still open at once (:func:`reduced_deltas`, the scalar floats); ``stop(j, value)``, if given,
+    leaves ``eps[j]`` as soon as it holds for its largest value so far (then only a lower bound on the
+    maximum over ``d``)."""
     lr = -log_r(q)
-    best, arg = 0.0, bits
+    best, arg = np.zeros(eps.shape), np.full(eps.shape, bits)
+    open_ = np.ones(eps.shape, dtype=bool)
     for d in range(bits, 0, -1):
-        value = reduced_delta(n, clone_probability(bits, q, d), d * lr * (1.0 + 8.0 * UNIT), eps)
-        if value > best or value == best > 0.0:
-            best, arg = value, d
-        if stop is not None and stop(best):
+        at = np.nonzero(open_)[0]
+        if at.shape[0] == 0:
             break
+        values = reduced_deltas(n, clone_probability(bits, q, d), d * lr * (1.0 + 8.0 * UNIT), eps[at])
+        for j, value in zip(at.tolist(), values.tolist(), strict=True):
+            if value > best[j] or value == best[j] > 0.0:
+                best[j], arg[j] = value, d
+            open_[j] = stop is None or not stop(j, float(best[j]))
     return best, arg
+
+
+def collapsed_delta(n: int, bits: int, q: float, eps: float) -> tuple[float, int]:
+    """An upper bound on ``δ(ε)`` over every neighbouring pair, and the distance ``d`` that attains it
+    (:func:`collapsed_deltas` at one ``ε``, every distance walked)."""
+    best, arg = collapsed_deltas(n, bits, q, np.array([eps]))
+    return float(best[0]), int(arg[0])
 
 
 def collapsed_tail(n: int, bits: int, q: float, eps: float, floor: float = math.inf) -> tuple[float, float, int]:
@@ -250,15 +262,15 @@ def collapsed_tail(n: int, bits: int, q: float, eps: float, floor: float = math.
     (distances from ``d = L`` down, the largest ``δ`` first). The result is the same whenever it is
     below ``floor``; otherwise it is ``(1, 0, L)`` (the trivial bound) or, for ``floor > 1``, the same.
     """
+    grid = [eps * i / EPS_GRID for i in range(1, EPS_GRID)]
+    scale = [-math.expm1(e - eps) for e in grid]
+
+    def at_floor(j: int, delta: float) -> bool:  # step j cannot give a result below floor
+        return delta / scale[j] * (1.0 + 8.0 * UNIT) >= floor
+
+    deltas, args = collapsed_deltas(n, bits, q, np.array(grid), at_floor)
     best = (1.0, 0.0, bits)
-    for i in range(1, EPS_GRID):
-        e = eps * i / EPS_GRID
-        scale = -math.expm1(e - eps)
-
-        def at_floor(delta: float, scale: float = scale) -> bool:  # this step cannot give a result below floor
-            return delta / scale * (1.0 + 8.0 * UNIT) >= floor
-
-        delta, arg = collapsed_delta(n, bits, q, e, at_floor)
-        if not at_floor(delta) and delta / scale * (1.0 + 8.0 * UNIT) < best[0]:
-            best = (delta / scale * (1.0 + 8.0 * UNIT), e, arg)
+    for j, (delta, arg) in enumerate(zip(deltas.tolist(), args.tolist(), strict=True)):
+        if not at_floor(j, delta) and delta / scale[j] * (1.0 + 8.0 * UNIT) < best[0]:
+            best = (delta / scale[j] * (1.0 + 8.0 * UNIT), grid[j], int(arg))
     return best
