@@ -8,18 +8,14 @@ three proven bounds (docs/worst-case.md §4, §8):
   smaller of it and the collapsed one): a lattice per ``d``, shared by every ``ε``;
 * the graded blanket of :mod:`gpu_rs.pairs.blanket`: a lattice per ``(d, ε)``, the costly part.
 
-So ``δ_d(ε)``, the least of them, bounds every pair at distance ``d``, and ``max_d δ_d(ε)`` every
-pair. A :class:`Curve` holds them for one ``(N, L, q)`` and keeps every graded blanket value it
-computes: ``δ(ε)`` does not increase with ``ε``, so a blanket value at ``ε_a`` bounds ``δ_d`` at
-every ``ε >= ε_a``, and every later question reads it — ``δ`` at an array of ``ε`` for the profile
+So ``δ_d(ε)``, the least of them, never above the stronger clone bound (which covers every pair at
+once, §8.7), bounds every pair at distance ``d``, and ``max_d δ_d(ε)`` every pair. A :class:`Curve`
+holds them for one ``(N, L, q)`` and answers ``δ`` at an array of ``ε`` for the profile
 (:meth:`Curve.deltas`), one ``δ`` with its distance (:meth:`Curve.delta`), and the tail through the
-step of docs/worst-case.md §8.3 (:meth:`Curve.tail`): for every ``ε' < ε``,
-
-    P[R > e^ε] <= δ_d(ε') / (1 − e^(ε' − ε))   for every pair at distance ``d``,
-
-the least over a grid of steps taken per distance, then the largest over ``d``. :func:`curve`
-returns the same object for the same ``(N, L, q)`` (a small cache), so a root finder's rounds and a
-profile followed by a tail reuse the lattices already computed.
+step of docs/worst-case.md §8.3 (:meth:`Curve.tail`): ``P[R > e^ε] <= δ_d(ε') / (1 − e^(ε' − ε))`` for
+every ``ε' < ε``, the least over a grid of steps per distance, then the largest over ``d``.
+:func:`curve` returns the same object for the same setting, which keeps each lattice and tail under
+the exact question that produced it (asked again, it costs nothing and gives the same floats).
 """
 
 from __future__ import annotations
@@ -43,8 +39,7 @@ STEPS = tuple(0.005 * 1.25**i for i in range(40))
 BLANKET_STEPS = tuple(range(12, 27, 2))
 """Indices into ``STEPS`` (gaps 0.07 … 1.1) where the graded blanket, slower, is also tried."""
 BLANKET_FLOOR = 1e-14
-"""Distances whose bound is already below this are not tried on the blanket (whose own rounding
-floor is about 1e-15): it could lower the bound only by about this much."""
+"""Distances whose bound is below this are not tried on the blanket (its own rounding floor is about 1e-15)."""
 CURVES = 16
 """Curves kept by :func:`curve` (the least recently used go first)."""
 
@@ -107,6 +102,10 @@ class Curve:
             self.memo[key] = blanket.blanket_delta(self.n, self.bits, self.q, d, eps, enough, settle=settle)
         return self.memo[key]
 
+    def graded(self, d: int) -> bool:
+        """Whether the graded lattice of ``d`` reaches the clone counts (else the collapsed bound is taken)."""
+        return reduction.reaches(self.n, clones.clone_probability(self.bits, self.q, d), d, SKIP_SIGMAS)
+
     def collapsed(self, d: int, eps: np.ndarray) -> np.ndarray:
         """The collapsed clone bound of distance ``d`` (:mod:`gpu_rs.pairs.clones`) at each ``ε``.
 
@@ -138,7 +137,7 @@ class Curve:
             per_d[d] = np.minimum(collapsed[d], cap)
             if np.all(per_d[d] <= best):
                 continue  # the graded bound of d is at most its collapsed bound: it cannot raise the maximum
-            if reduction.reaches(self.n, clones.clone_probability(self.bits, self.q, d), d, SKIP_SIGMAS):
+            if self.graded(d):
                 raise_at = per_d[d] > best  # only there can the graded bound raise the maximum
                 graded = reduction.graded_delta(self.n, self.bits, self.q, d, eps[raise_at])
                 per_d[d][raise_at] = np.minimum(per_d[d][raise_at], graded)
@@ -242,7 +241,8 @@ class Curve:
                 start = self._blanket_search(d, grid, factor, values, start, worst.bound)
             i = int(np.argmin(values))
             if values[i] > worst.bound:
-                method, at = ("graded clone reduction", d) if values[i] == graded[i] else (str(cap[1][i]), self.bits)
+                own = "graded clone reduction" if self.graded(d) else "clone reduction"
+                method, at = (own, d) if values[i] == graded[i] else (str(cap[1][i]), self.bits)
                 method, at = ("graded blanket", d) if values[i] < min(graded[i], cap[0][i]) else (method, at)
                 worst = TailBound(min(1.0, float(values[i])), float(grid[i]), at, method)  # a cap: named d = L
         return worst
@@ -273,7 +273,11 @@ class Curve:
         for d in range(1, self.bits + 1):
             if d * -log_r(self.q) * (1.0 + 8.0 * UNIT) < eps:
                 continue  # every report's ratio is at most (p/q)^d < e^ε: the tail is 0 for every pair
-            per_d[d] = reduction.graded_delta(self.n, self.bits, self.q, d, grid) / factor * (1.0 + 8.0 * UNIT)
+            if self.graded(d):
+                delta = reduction.graded_delta(self.n, self.bits, self.q, d, grid)
+            else:
+                delta = self.collapsed(d, grid)
+            per_d[d] = delta / factor * (1.0 + 8.0 * UNIT)
         bound, names = self.published(grid) if per_d else (np.ones(grid.shape), np.zeros(grid.shape))
         cap = (bound / factor * (1.0 + 8.0 * UNIT), names)  # every pair, every distance
         ranked = sorted(per_d, key=lambda k: -float(np.minimum(per_d[k], cap[0]).min()))
