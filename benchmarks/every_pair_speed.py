@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import argparse
 import math
-import time
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
-from benchmarks.measure import fresh
+from benchmarks.measure import best_of
 
 TAILS = (
     (1000, 5, 0.2446, math.log(2.0)),
@@ -35,16 +33,6 @@ PROFILES = ((10**7, 40, 0.351), (10**7, 40, 0.3754))
 GRID = np.linspace(0.5, 6.0, 100)
 
 
-def _best(f: Callable[[], Any], repeat: int) -> tuple[float, Any]:
-    best, out = math.inf, None
-    for _ in range(repeat):
-        fresh()
-        t0 = time.perf_counter()
-        out = f()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
-
-
 def run(repeat: int) -> list[str]:
     import gpu_rs
 
@@ -54,14 +42,14 @@ def run(repeat: int) -> list[str]:
         "|---|---|---|---|---|---|---|---|",
     ]
     for n, bits, q, eps in TAILS:
-        t_fwd, _ = _best(lambda: gpu_rs.tail(n, bits, q, eps, scope="forward", backend="numpy"), repeat)  # noqa: B023
-        t_all, b = _best(lambda: gpu_rs.tail(n, bits, q, eps, search_seconds=0, backend="numpy"), repeat)  # noqa: B023
+        t_fwd, _ = best_of(lambda: gpu_rs.tail(n, bits, q, eps, scope="forward", backend="numpy"), repeat)  # noqa: B023
+        t_all, b = best_of(lambda: gpu_rs.tail(n, bits, q, eps, search_seconds=0, backend="numpy"), repeat)  # noqa: B023
         lines.append(
             f"| {n:g} | {bits} | {q} | {eps:.4g} | {t_fwd:.3g} | {t_all:.3g} | {t_all / t_fwd:.1f} | {b.upper:.6g} |"
         )
     lines += ["", "| N | L | q | 100 δ(ε), ε in [0.5, 6], scope all (s) | δ(2) upper end |", "|---|---|---|---|---|"]
     for n, bits, q in PROFILES:
-        t, _ = _best(lambda: gpu_rs.privacy_profile(n, bits, q, backend="numpy").delta(GRID), repeat)  # noqa: B023
+        t, _ = best_of(lambda: gpu_rs.privacy_profile(n, bits, q, backend="numpy").delta(GRID), repeat)  # noqa: B023
         at_two = gpu_rs.privacy_profile(n, bits, q, backend="numpy").delta(2.0).upper
         lines.append(f"| {n:g} | {bits} | {q} | {t:.3g} | {at_two:.6g} |")
     return lines

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from benchmarks.measure import fresh
+from benchmarks.measure import best_of
 
 SCOPES = ("homogeneous", "all")
 CASES = (
@@ -30,27 +29,17 @@ CASES = (
 )
 
 
-def _best(f: Callable[[], Any], repeat: int) -> tuple[float, Any]:
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        fresh()
-        t0 = time.perf_counter()
-        out = f()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
-
-
 def run(repeat: int) -> list[dict[str, Any]]:
     import gpu_rs
 
     gpu_rs.tail(100, 2, 0.2, 0.5, backend="numpy")  # imports and first-call costs out of the timings
     rows = []
     for (title, (n, bits, q), tail_eps, grid, target), scope in itertools.product(CASES, SCOPES):
-        t_tail, _ = _best(
+        t_tail, _ = best_of(
             lambda: gpu_rs.tail(n, bits, q, tail_eps, scope=scope, backend="numpy"),  # noqa: B023
             repeat,
         )
-        t_prof, found = _best(
+        t_prof, found = best_of(
             lambda: gpu_rs.privacy_profile(n, bits, q, scope=scope, backend="numpy").delta(grid),  # noqa: B023
             repeat,
         )

@@ -59,7 +59,7 @@ def test_forward_l3(n, q, eps):
     lam = math.exp(eps)
     lo, hi = O.tail_condition(n, 3, q, lam)
     prob = Problem(n, 3, q, eps)
-    cross = crossing.split(scopes.forward_query(prob, False))
+    cross = crossing.split(scopes.seed_query(prob, False, True))
     inner = nearlattice.bound(cross.law, cross.cut, 1e-3 * lo, 1 << 20, np)
     b = cross.combine(inner)
     assert b.lower <= hi * (1 + 1e-12) and b.upper >= lo * (1 - 1e-12), (b, lo, hi)

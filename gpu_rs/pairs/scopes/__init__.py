@@ -18,9 +18,9 @@ from __future__ import annotations
 from gpu_rs.pairs.scopes.all_bound import AllBound
 from gpu_rs.pairs.scopes.all_one_bit import AllOneBit
 from gpu_rs.pairs.scopes.base import Scope, Scoped, TailQuery, larger
-from gpu_rs.pairs.scopes.seed import Forward, Homogeneous, forward, forward_query
+from gpu_rs.pairs.scopes.seed import Forward, Homogeneous, forward, seed_query
 
-__all__ = ["Scope", "Scoped", "TailQuery", "forward", "forward_query", "larger", "scope_for"]
+__all__ = ["Scope", "Scoped", "TailQuery", "forward", "larger", "scope_for", "seed_query"]
 
 
 def scope_for(name: str, n: int, bits: int, q: float, k: int = 1) -> Scope:

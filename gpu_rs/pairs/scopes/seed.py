@@ -27,39 +27,26 @@ def seed_pair(n: int, changed: bool) -> tuple[tuple[Kind, int], ...]:
     return ((ZERO, n - 1), (ONE, 1)) if changed else ((ZERO, n),)
 
 
-def forward_query(prob: Problem, inclusive: bool) -> Query:
-    """``P[X > n e^ε]``: ``X`` = ``n − 1`` zero-vector atoms plus one outlier atom (seed 003 §3)."""
-    log_t = math.log(prob.n) + prob.eps
+def seed_query(prob: Problem, inclusive: bool, changed: bool) -> Query:
+    """One order of the seed's pair as an engine query (seed 003 §3): with the changed user (``D_m``),
+    ``P[X > n e^ε]``, ``X`` = ``n − 1`` zero-vector atoms plus the outlier atom; without it (``D``, the
+    reverse order's ``P_D[n/X' > e^ε]``), ``P[X' < n e^−ε]``, ``X'`` = ``n`` zero-vector atoms."""
+    eps = prob.eps if changed else -prob.eps
     return Query(
         prob.bits,
         prob.q,
-        seed_pair(prob.n, True),
-        log_t,
-        True,
+        seed_pair(prob.n, changed),
+        math.log(prob.n) + eps,
+        changed,
         inclusive,
         log_t_error=4.0 * UNIT * (abs(math.log(prob.n)) + prob.eps),
-        exact=(prob.n, prob.eps),
-    )
-
-
-def reverse_query(prob: Problem, inclusive: bool) -> Query:
-    """``P[X' < n e^−ε]``: ``X'`` = ``n`` zero-vector atoms; the reverse order's ``P_D[n/X' > e^ε]``."""
-    log_t = math.log(prob.n) - prob.eps
-    return Query(
-        prob.bits,
-        prob.q,
-        seed_pair(prob.n, False),
-        log_t,
-        False,
-        inclusive,
-        log_t_error=4.0 * UNIT * (abs(math.log(prob.n)) + prob.eps),
-        exact=(prob.n, -prob.eps),
+        exact=(prob.n, eps),
     )
 
 
 def forward(prob: Problem, inclusive: bool, plan: Plan, xp: object) -> Scoped:
     """``scope="forward"``: the homogeneous pair in the seed's order."""
-    fwd = tail_bounds(forward_query(prob, inclusive), plan, xp)
+    fwd = tail_bounds(seed_query(prob, inclusive, True), plan, xp)
     return Scoped(fwd, (pair_bound("forward", fwd),), "forward")
 
 
@@ -69,11 +56,11 @@ def homogeneous(prob: Problem, inclusive: bool, plan: Plan, xp: object) -> Scope
     The reverse order is computed to the width the maximum of the two needs, which may leave
     its own interval wider than ``plan`` asks when it is the smaller of the two.
     """
-    fwd = tail_bounds(forward_query(prob, inclusive), plan, xp)
+    fwd = tail_bounds(seed_query(prob, inclusive, True), plan, xp)
     # Only the larger order needs the full width: the reverse order is asked for the width the
     # maximum needs, rel_width times a tail of at least fwd.lower (an absolute width).
     loose = Plan(plan.rel_width, max(plan.abs_width, plan.rel_width * fwd.lower), plan.max_terms)
-    rev = tail_bounds(reverse_query(prob, inclusive), loose, xp)
+    rev = tail_bounds(seed_query(prob, inclusive, False), loose, xp)
     pairs = (pair_bound("forward", fwd), pair_bound("reverse", rev))
     return Scoped(larger(fwd, rev), pairs, "forward" if fwd.upper >= rev.upper else "reverse")
 
