@@ -746,8 +746,8 @@ calibration's tail at its answer, a profile's ε asked twice).
 
 Issue 29 asked for Wang et al.'s variation-ratio bound (PVLDB 2024) with L-bit randomized
 response's own parameters, p = q = P = (p/q)^L and β the total variation between complementary
-vectors, as one more proven part of the minimum. It was built and certified this round (branch
-`hvr`, commit c7b3765: exact-rational parameters rounded up, the count pair's δ with every rounding
+vectors, as one more proven part of the minimum. It was built and certified this round (commit
+c7b3765, a parent of merge 0964c44: exact-rational parameters rounded up, the count pair's δ with every rounding
 bounded, checked against the float reference and a brute-force sum over the counts), and then taken
 out again: **a real pair lies above it.**
 
