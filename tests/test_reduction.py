@@ -15,7 +15,7 @@ import oracles_pairs as op
 import pytest
 
 import gpu_rs
-from gpu_rs.pairs import blanket, clones, every_pair, reduction
+from gpu_rs.pairs import blanket, clones, counts, every_pair, reduction
 
 
 @pytest.mark.parametrize(("n", "bits", "d", "q"), [(12, 3, 2, 0.2), (30, 2, 2, 0.25), (8, 3, 3, 0.15), (40, 3, 1, 0.3)])
@@ -183,8 +183,24 @@ def test_collapsed_deltas_at_many_eps_are_the_scalar_floats():
     ("n", "clone_prob", "eps0"), [(1000, 0.01, 1.0), (10**9, 0.002, 2.2), (5, 0.3, 0.5), (1, 0.1, 1.0)]
 )
 def test_reduced_deltas_are_the_scalar_floats(n, clone_prob, eps0):
+    """The blocks' sum one ε at a time from the scalar given_clones, in the same order: the same floats."""
+
+    def scalar(e):
+        if e >= eps0:
+            return 0.0
+        if n == 1:
+            return clones.given_clones(0, eps0, e)
+        law = counts.binomial(n - 1, clone_prob)
+        cdf, total, start = np.concatenate([[0.0], np.cumsum(law.pmf)]), counts.OUTSIDE, law.lo
+        while start <= law.hi:
+            stop = min(law.hi + 1, start + max(1, int(clones.BLOCK_SHARE * start)))
+            mass = float(cdf[stop - law.lo] - cdf[start - law.lo]) * (1.0 + law.rel + (stop - law.lo) * 2.0**-53)
+            total += mass * (clones.given_clones(start, eps0, e) if mass > clones.TRIVIAL else 1.0)
+            start = stop
+        return min(1.0, total * (1.0 + 4.0 * 2.0**-53))
+
     eps = np.concatenate([np.linspace(-eps0 - 2.0, 1.3 * eps0, 40), [eps0, np.nextafter(eps0, 0.0)]])
-    want = [clones.reduced_delta(n, clone_prob, eps0, float(e)) for e in eps]
+    want = [scalar(float(e)) for e in eps]
     assert clones.reduced_deltas(n, clone_prob, eps0, eps).tolist() == want
 
 

@@ -177,25 +177,12 @@ def reduced_delta(n: int, clone_prob: float, eps0: float, eps: float) -> float:
     ``δ_c`` is nonincreasing in ``c``, so each block of counts is charged its first count's
     value (``1`` for blocks of mass at most ``TRIVIAL``); the mass outside ``C``'s window is charged 1.
     """
-    if eps >= eps0:
-        return 0.0
-    if n == 1 or clone_prob <= 0.0:
-        return given_clones(0, eps0, eps)
-    c_law = binomial(n - 1, clone_prob)
-    cdf = np.concatenate([[0.0], np.cumsum(c_law.pmf)])  # cdf[i] = P(lo <= C < lo + i), in window
-    total = OUTSIDE  # the counts outside the window, each charged δ <= 1
-    start = c_law.lo
-    while start <= c_law.hi:
-        stop = min(c_law.hi + 1, start + max(1, int(BLOCK_SHARE * start)))
-        mass = float(cdf[stop - c_law.lo] - cdf[start - c_law.lo]) * (1.0 + c_law.rel + (stop - c_law.lo) * UNIT)
-        total += mass * (given_clones(start, eps0, eps) if mass > TRIVIAL else 1.0)
-        start = stop
-    return min(1.0, total * (1.0 + 4.0 * UNIT))
+    return float(reduced_deltas(n, clone_prob, eps0, np.array([eps]))[0])
 
 
 def reduced_deltas(n: int, clone_prob: float, eps0: float, eps: np.ndarray) -> np.ndarray:
-    """:func:`reduced_delta` at every ``ε`` of ``eps``, the same floats: the blocks' values for every ``ε``
-    at once (:func:`given_clones_many`), added block by block in the same order."""
+    """:func:`reduced_delta` at every ``ε`` of ``eps`` (0 at ``ε >= ε₀``): the blocks' values for every ``ε``
+    at once (:func:`given_clones_many`, the floats of :func:`given_clones`), added block by block."""
     eps = np.asarray(eps, dtype=float)
     live = eps < eps0
     out = np.zeros(eps.shape)
