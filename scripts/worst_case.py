@@ -408,7 +408,7 @@ takes well under a second per tail at L = 5 and a few seconds at L = 8 to 40 (it
 Issue 23's 10× target is not reached: at the seed's three L = 5 settings the upper end is 33, 85
 and 10.0 times the best pair known (certified tails of homogeneous backgrounds), 81 and 12 times at
 L = 8 and 16, and about 450 times the homogeneous pair at L = 40. §8.5 explains why no bound built
-this way can get much closer, and §8.6 what else was weighed. `every_pair.curve(n, bits, q).delta(eps)` is the matching bound on δ(ε)
+this way can get much closer, and §8.6 what else was weighed. `every_pair.curve(n, bits, q).deltas(eps)` is the matching bound on δ(ε)
 (SPEC §1.2).
 
 Notation as in §4: x → x′ at Hamming distance d, T the d changed bits, U the other L − d,
@@ -610,7 +610,7 @@ Tests (`tests/test_reduction.py`):
 - the tail bound against exact homogeneous-background tails at N = 10, L = 3;
 - the clipped blanket lattice against exact enumeration (L = 8, 14), at the level chosen and at a
   quarter of the largest h;
-- `Curve.delta` against the exact δ of every pair of small populations, and below the clone bound's δ;
+- `Curve.deltas` against the exact δ of every pair of small populations, and below the clone bound's δ;
 - the tail bound never above the clone bound, and at least 2 times below it at N = 200, L = 3.
 
 ### 8.5 What this class cannot do, and what remains open

@@ -133,8 +133,8 @@ def test_clipped_blanket_against_exact_enumeration(bits, d, q, eps):
 
 
 @pytest.mark.parametrize(("n", "bits", "q", "eps"), [(4, 2, 0.2, 0.3), (3, 3, 0.15, 0.8)])
-def test_delta_all_covers_every_pair_and_stays_below_the_clone_bound(n, bits, q, eps):
-    got, _ = every_pair.Curve(n, bits, q).delta(eps)
+def test_curve_delta_covers_every_pair_and_stays_below_the_clone_bound(n, bits, q, eps):
+    got = float(every_pair.Curve(n, bits, q).deltas(np.array([eps]))[0])
     exact = max(max(op.pair_delta(D, Dp, q, eps), op.pair_delta(Dp, D, q, eps)) for _, D, Dp in _every_pair(n, bits))
     assert exact <= got <= clones.collapsed_delta(n, bits, q, eps)[0] * (1.0 + 1e-9) + 1e-12
 

@@ -11,7 +11,7 @@ three proven bounds (docs/worst-case.md §4, §8):
 So ``δ_d(ε)``, the least of them, never above the stronger clone bound (which covers every pair at
 once, §8.7), bounds every pair at distance ``d``, and ``max_d δ_d(ε)`` every pair. A :class:`Curve`
 holds them for one ``(N, L, q)`` and answers ``δ`` at an array of ``ε`` for the profile
-(:meth:`Curve.deltas`), one ``δ`` with its distance (:meth:`Curve.delta`), and the tail through the
+(:meth:`Curve.deltas`) and the tail through the
 step of docs/worst-case.md §8.3 (:meth:`Curve.tail`): ``P[R > e^ε] <= δ_d(ε') / (1 − e^(ε' − ε))`` for
 every ``ε' < ε``, the least over a grid of steps per distance, then the largest over ``d``.
 :func:`curve` returns the same object for the same setting, which keeps each lattice and tail under
@@ -181,18 +181,6 @@ class Curve:
                         break  # the bound at this anchor is above decide, whatever the other distances give
                     running = max(running, float(lowered[d][i]))
         return np.minimum(1.0, np.max(np.stack(list(lowered.values())), axis=0))
-
-    def delta(self, eps: float) -> tuple[float, int]:
-        """A proven upper bound on ``δ(ε)`` over every pair and the distance ``d`` that attains it: the
-        largest over ``d`` of the graded clone bound and the graded blanket, each computed in full."""
-        best, arg = 0.0, self.bits
-        for d in self.distances(eps):
-            value = float(reduction.graded_delta(self.n, self.bits, self.q, d, np.array([eps]))[0])
-            if self.uses_blanket and value > best:
-                value = min(value, self.blanket(d, eps))
-            if value > best:
-                best, arg = value, d
-        return min(1.0, best), arg
 
     def _blanket_search(
         self, d: int, grid: np.ndarray, factor: np.ndarray, values: np.ndarray, start: int, floor: float
