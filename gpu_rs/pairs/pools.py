@@ -34,9 +34,9 @@ from gpu_rs.engine.atoms import log_r
 from gpu_rs.pairs import blanket
 from gpu_rs.pairs.counts import OUTSIDE, binomial
 
-CELLS = 256
+CELLS = 128
 """Lattice steps across one report's (clipped) range of ``h`` for each member (:mod:`gpu_rs.pairs.blanket`)."""
-REPORTS = 1000
+REPORTS = 500
 """Members are convolved up to this many reports; larger counts are charged the last value (monotonicity)."""
 EXACT_COUNTS = 128
 """Clone means ``μ`` tried: every integer up to this, then a geometric grid of ratio ``GROWTH`` to ``N − 1``."""
