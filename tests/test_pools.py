@@ -69,7 +69,6 @@ def test_linear_program_covers_every_background_of_a_small_population(n, bits, q
     the exact law of each clone count, every ``y*`` and the Hamming distances themselves (no classes, no
     Hoeffding): what the linear program and Hoeffding's step must cover."""
     for d in range(1, bits + 1):
-        x, _ = _change(bits, d)
         stars = _vectors(bits)
         g = {s: pools.member_deltas(bits, q, d, s[:d].count("1"), s[d:].count("1"), eps, n) for s in stars}
         worst = max(
@@ -104,7 +103,10 @@ def test_hoeffding_lower_tail_against_exact_poisson_binomials():
         probs = [Fraction(int(v), 16) for v in rng.choice([0, 1, 2, 8, 15, 16], n)]
         law = [Fraction(1)]
         for pi in probs:
-            law = [(law[k] if k < len(law) else 0) * (1 - pi) + (law[k - 1] * pi if k > 0 else 0) for k in range(len(law) + 1)]
+            law = [
+                (law[k] if k < len(law) else 0) * (1 - pi) + (law[k - 1] * pi if k > 0 else 0)
+                for k in range(len(law) + 1)
+            ]
         mu = sum(probs)
         for k in range(n + 1):
             exact = sum(law[: k + 1])

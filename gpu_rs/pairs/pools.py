@@ -43,6 +43,8 @@ EXACT_COUNTS = 128
 GROWTH = 1.03
 MAX_POOLS = 64
 """Candidate vectors ``y*`` (classes) used per distance at most; beyond, a coarse symmetric subset."""
+MAX_ATOMS = 1 << 16
+"""A member whose report takes more values than this is not convolved (its ``g`` is charged 1)."""
 
 
 def member_values(bits: int, q: float, d: int, a: int, b: int, eps: float) -> tuple[np.ndarray, np.ndarray]:
@@ -74,6 +76,8 @@ def member_values(bits: int, q: float, d: int, a: int, b: int, eps: float) -> tu
 def member_deltas(bits: int, q: float, d: int, a: int, b: int, eps: float, reports: int) -> np.ndarray:
     """Upper bounds on ``g(m)``, ``m = 1 … reports``, nonincreasing: the lattice of :func:`gpu_rs.pairs.blanket.deltas`
     with ``M(y*)`` in place of the uniform law (``g(m) = E[(Σ_{j <= m} h(z_j))_+] / m``, ``z_j ~ M(y*)``)."""
+    if (a + 1) * (d - a + 1) * (b + 1) > MAX_ATOMS:
+        return np.ones(reports)
     h, w = member_values(bits, q, d, a, b, eps)
     if math.log(float(np.max(np.abs(h))) + 1.0) > blanket.MAGNITUDE:
         return np.ones(reports)
