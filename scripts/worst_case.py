@@ -657,7 +657,7 @@ Tests (`tests/test_reduction.py`):
   pigeonhole bound beats the blanket at none of the three. At L = 8, N = 10⁷ (m* = 39 064) it needs the
   family's δ at N = 39 064 (the family's tail at N = 1000 is 0.91), and at L = 40, m* = 2.
   Combining it with the blanket, so that the adversary must choose between concentrating (a large
-  group) and spreading, is the natural next step; it is not done. A sketch: if every background
+  group) and spreading, is the natural next step; §8.9 does it with graded groups (cross-cloned pools). A sketch: if every background
   vector lies in a set S, every other user holds the common mass κ_S(z) = min_{y ∈ S} M(y)(z),
   of total γ(S) ≥ (2q)^L, and §8.2's argument goes through with κ_S/γ(S) in place of the uniform
   law (its h divides by it, and it is positive everywhere). A background on k vectors has a

@@ -17,6 +17,7 @@ import oracles_pairs as op
 import pytest
 from scipy.stats import binom
 
+import gpu_rs
 from gpu_rs.pairs import blanket, every_pair, pools
 
 
@@ -136,3 +137,10 @@ def test_curve_takes_the_pools_into_the_minimum():
     assert got.bound < 0.6 * plain.tail(eps).bound
     grid = np.array([eps])
     assert np.all(pooled.deltas(grid) < plain.deltas(grid))
+
+
+@pytest.mark.parametrize(("n", "bits", "q", "eps"), [(5, 3, 0.1, 1.0), (6, 2, 0.2, 0.5)])
+def test_curve_tail_with_pools_covers_every_enumerated_pair(n, bits, q, eps):
+    search = gpu_rs.worst_pairs(n, bits, q, eps)
+    got = every_pair.Curve(n, bits, q, pools=True).tail(eps).bound
+    assert search.upper <= got <= every_pair.Curve(n, bits, q).tail(eps).bound
