@@ -883,6 +883,11 @@ machine; δ at the ε of the row, tail through §8.3; the default curve beside i
   instead of 0.94 s (up to 64 pools per distance, each a lattice, at 36 distances).
 - **Small N loses to the blanket**: at N ≤ 10 the Hoeffding step (charging every count above μ − 1 in
   full) costs 10–25 % (tests/test_pools.py), and the curve keeps the smaller of the two.
+- **What Hoeffding's step costs**: with E[g(Bin(N − 1, μ/(N − 1)) + 1)] in place of Ψ (the binomial
+  expectation itself, a bound only if g were convex) the same program gives 0.0133, 0.0324 (d = 4),
+  0.04849 and 0.0018 instead of 0.01405, 0.03591, 0.04851 and 0.00196 at (1000, 5, 0.2446, ln 2),
+  (1000, 5, 0.1692, 2), (5000, 5, 0.1778, ln 2) and (1000, 5, 0.29, 0.5): 0–11 %. The rest of the gap
+  to the best pair known is the one-pool-per-y* view and the adversary's freedom over μ alone.
 - **Where the adversary goes.** The certificate's worst backgrounds (the float LP's primal) sit at the
   ends and in the middle: at (1000, 5, 0.2446, ln 2), d = 5, about 382 users at x, 197 at x′, 312 at
   weight 3 and 106 at weight 4; the pools that bind are y* of weight 0, 2, 4 and 5. Issue 32's two-type
