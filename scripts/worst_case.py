@@ -782,7 +782,9 @@ comparisons of docs/benchmarks.md and says so.
 
 `gpu_rs.pairs.pools.pools_delta(N, L, q, d, ε)` is a proven upper bound on δ(ε) over every pair at
 distance d, in both orders, and `every_pair.Curve(N, L, q, pools=True)` takes it into the minimum of
-§8.7 beside the graded blanket (off by default: it costs 10 to 100 times the blanket, below).
+§8.7 beside the graded blanket (off by default: it costs 10 to 100 times the blanket, below). Its
+tail also takes the default curve's tail, so it is never above it (the pools can move §8.3's walk over
+the steps elsewhere).
 Notation as in §8; x = 0…0, x′ has ones on the d bits of T.
 
 *Decomposition.* For all vectors y, y* and reports z, h(y, z) ≤ h(y, y*) + h(y*, z), so

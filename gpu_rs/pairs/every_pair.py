@@ -289,6 +289,8 @@ class Curve:
         collapsed = clones.collapsed_tail(self.n, self.bits, self.q, eps, worst.bound)  # taken only below worst.bound
         if collapsed[0] < worst.bound:
             worst = TailBound(collapsed[0], collapsed[1], collapsed[2], "clone reduction")
+        if self.pools:  # the pools may move the walk over the steps: never above the curve without them
+            worst = min(worst, Curve(self.n, self.bits, self.q, self.blankets).tail(eps), key=lambda t: t.bound)
         return worst
 
 
