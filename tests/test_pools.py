@@ -29,7 +29,7 @@ def _change(bits, d):
     return "0" * bits, "1" * d + "0" * (bits - d)
 
 
-@pytest.mark.parametrize(("n", "bits", "q"), [(3, 3, 0.2), (4, 2, 0.3), (5, 2, 0.2), (3, 4, 0.15)])
+@pytest.mark.parametrize(("n", "bits", "q"), [(3, 3, 0.2), (4, 3, 0.3), (4, 2, 0.3), (6, 2, 0.1), (3, 4, 0.15)])
 def test_pools_cover_every_pair_of_a_small_population(n, bits, q):
     eps = (0.1, 0.8)
     for d in range(1, bits + 1):
