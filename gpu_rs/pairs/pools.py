@@ -66,10 +66,10 @@ def member_values(bits: int, q: float, d: int, a: int, b: int, eps: float) -> tu
     h = np.broadcast_to(big - lam * small, (a + 1, d - a + 1, b + 1)).ravel()
     slack = 64.0 * UNIT * (1.0 + 3.0 * bits * abs(lr) + abs(eps)) * float(np.max(big) + lam * float(np.max(small)))
 
-    def law(n: int, pi: float) -> np.ndarray:
-        return np.array([c * pi**k * (1.0 - pi) ** (n - k) for k, c in enumerate(comb_row(n))])
+    def law(n: int, hit: float, miss: float) -> np.ndarray:  # q and p = 1 − q as given (p errs by one rounding)
+        return np.array([c * hit**k * miss ** (n - k) for k, c in enumerate(comb_row(n))])
 
-    w = np.multiply.outer(np.multiply.outer(law(a, p), law(d - a, q)), law(b, p)).ravel()
+    w = np.multiply.outer(np.multiply.outer(law(a, p, q), law(d - a, q, p)), law(b, p, q)).ravel()
     return h + slack, np.maximum(w * (1.0 + 8.0 * (bits + 4) * UNIT), SMALLEST_NORMAL)
 
 
