@@ -6,7 +6,9 @@ three proven bounds (docs/worst-case.md §4, §8):
 * the collapsed clone bound of :mod:`gpu_rs.pairs.clones`;
 * the graded clone bound of :mod:`gpu_rs.pairs.reduction` (which per clone count already takes the
   smaller of it and the collapsed one): a lattice per ``d``, shared by every ``ε``;
-* the graded blanket of :mod:`gpu_rs.pairs.blanket`: a lattice per ``(d, ε)``, the costly part.
+* the graded blanket of :mod:`gpu_rs.pairs.blanket`: a lattice per ``(d, ε)``, the costly part;
+* with ``pools`` (off by default: it costs 10–100 times the blanket, docs/worst-case.md §8.9), the
+  cross-cloned pools of :mod:`gpu_rs.pairs.pools`, where the blanket leaves a distance above what is asked.
 
 So ``δ_d(ε)``, the least of them, never above the stronger clone bound (which covers every pair at
 once, §8.7), bounds every pair at distance ``d``, and ``max_d δ_d(ε)`` every pair. A :class:`Curve`
@@ -28,7 +30,7 @@ import numpy as np
 
 from gpu_rs.common.floats import UNIT
 from gpu_rs.engine.atoms import log_r
-from gpu_rs.pairs import blanket, clones, reduction
+from gpu_rs.pairs import blanket, clones, pools, reduction
 
 SKIP_SIGMAS = 8.0
 """The graded bound is skipped where its lattice stops this many standard deviations below ``C``'s mean."""
@@ -78,8 +80,12 @@ class Curve:
     bits: int
     q: float
     blankets: bool = True
+    pools: bool = False
+    """Whether the cross-cloned pools may lower the blanket's value (with ``blankets``)."""
     memo: dict[tuple[int, float, float, bool], float] = field(default_factory=dict, repr=False)
-    """Graded blankets computed, under ``(d, ε, enough, settle)``."""
+    """Graded blankets computed, under ``(d, ε, enough, settle)``, each lowered by the pools where they ran."""
+    pooled: dict[tuple[int, float], float] = field(default_factory=dict, repr=False)
+    """Cross-cloned pool bounds computed, under ``(d, ε)``."""
     tails: dict[float, TailBound] = field(default_factory=dict, repr=False)
     """Tails computed, under ``ε``."""
 
@@ -96,10 +102,16 @@ class Curve:
         return [d for d in range(1, self.bits + 1) if d * lr * (1.0 + 8.0 * UNIT) > least_eps]
 
     def blanket(self, d: int, eps: float, enough: float = -1.0, *, settle: bool = False) -> float:
-        """The graded blanket at ``(d, ε)``: :func:`gpu_rs.pairs.blanket.blanket_delta`, computed once per question."""
+        """The graded blanket at ``(d, ε)`` (:func:`gpu_rs.pairs.blanket.blanket_delta`), lowered by the pools
+        (:func:`gpu_rs.pairs.pools.pools_delta`) where it stays above ``enough``; once per question."""
         key = (d, eps, enough, settle)
         if key not in self.memo:
-            self.memo[key] = blanket.blanket_delta(self.n, self.bits, self.q, d, eps, enough, settle=settle)
+            value = blanket.blanket_delta(self.n, self.bits, self.q, d, eps, enough, settle=settle)
+            if self.pools and value > max(enough, BLANKET_FLOOR):
+                if (d, eps) not in self.pooled:
+                    self.pooled[d, eps] = pools.pools_delta(self.n, self.bits, self.q, d, eps)
+                value = min(value, self.pooled[d, eps])
+            self.memo[key] = value
         return self.memo[key]
 
     def graded(self, d: int) -> bool:
@@ -231,7 +243,9 @@ class Curve:
             if values[i] > worst.bound:
                 own = "graded clone reduction" if self.graded(d) else "clone reduction"
                 method, at = (own, d) if values[i] == graded[i] else (str(cap[1][i]), self.bits)
-                method, at = ("graded blanket", d) if values[i] < min(graded[i], cap[0][i]) else (method, at)
+                if values[i] < min(graded[i], cap[0][i]):  # the pools' value, if taken, is this float exactly
+                    pooled = self.pooled.get((d, float(grid[i])), 2.0) / factor[i] * (1.0 + 8.0 * UNIT) == values[i]
+                    method, at = ("cross-cloned pools" if pooled else "graded blanket", d)
                 worst = TailBound(min(1.0, float(values[i])), float(grid[i]), at, method)  # a cap: named d = L
         return worst
 
@@ -275,10 +289,12 @@ class Curve:
         collapsed = clones.collapsed_tail(self.n, self.bits, self.q, eps, worst.bound)  # taken only below worst.bound
         if collapsed[0] < worst.bound:
             worst = TailBound(collapsed[0], collapsed[1], collapsed[2], "clone reduction")
+        if self.pools:  # the pools may move the walk over the steps: never above the curve without them
+            worst = min(worst, Curve(self.n, self.bits, self.q, self.blankets).tail(eps), key=lambda t: t.bound)
         return worst
 
 
 @functools.lru_cache(maxsize=CURVES)
-def curve(n: int, bits: int, q: float) -> Curve:
-    """The :class:`Curve` of ``(n, bits, q)``: one object per setting, so that its blankets are computed once."""
-    return Curve(n, bits, q)
+def curve(n: int, bits: int, q: float, *, pools: bool = False) -> Curve:
+    """The :class:`Curve` of ``(n, bits, q)`` (``pools``: see :class:`Curve`): one object per setting."""
+    return Curve(n, bits, q, pools=pools)

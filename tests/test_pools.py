@@ -1,0 +1,146 @@
+"""The cross-cloned homogeneous pools (gpu_rs.pairs.pools, docs/worst-case.md §8.9).
+
+Checked against the oracles of tests/oracles_pairs.py (which never import gpu_rs): the exact δ of
+every neighbouring pair of small populations in both orders, of homogeneous members and of two-type
+backgrounds; the linear program and Hoeffding's step against the exact Poisson-binomial expectation
+over every background of a small population; Hoeffding's inequality itself against exact laws.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import oracles_pairs as op
+import pytest
+from scipy.stats import binom
+
+import gpu_rs
+from gpu_rs.pairs import blanket, every_pair, pools
+
+
+def _vectors(bits):
+    return ["".join(v) for v in itertools.product("01", repeat=bits)]
+
+
+def _change(bits, d):
+    return "0" * bits, "1" * d + "0" * (bits - d)
+
+
+@pytest.mark.parametrize(("n", "bits", "q"), [(3, 3, 0.2), (4, 3, 0.3), (4, 2, 0.3), (6, 2, 0.1), (3, 4, 0.15)])
+def test_pools_cover_every_pair_of_a_small_population(n, bits, q):
+    eps = (0.1, 0.8)
+    for d in range(1, bits + 1):
+        x, xp = _change(bits, d)
+        bound = [pools.pools_delta(n, bits, q, d, e) for e in eps]
+        for bg in itertools.combinations_with_replacement(_vectors(bits), n - 1):
+            stats = op.pair_stats([*bg, x], [*bg, xp], q, np.exp(eps), np.array(eps))
+            exact = np.maximum(stats["delta_fwd"], stats["delta_rev"])
+            assert np.all(exact <= np.array(bound) + 1e-12), (bg, d, exact, bound)
+
+
+@pytest.mark.parametrize(("bits", "d", "star"), [(3, 2, "101"), (3, 3, "011"), (2, 1, "01"), (3, 1, "011")])
+def test_member_lattice_against_exact_homogeneous_members(bits, d, star):
+    q, eps = 0.2, 0.4
+    x, xp = _change(bits, d)
+    a, b = star[:d].count("1"), star[d:].count("1")
+    got = pools.member_deltas(bits, q, d, a, b, eps, 5)
+    for m in range(1, 6):
+        bg = [star] * (m - 1)
+        exact = op.pair_delta([*bg, x], [*bg, xp], q, eps)
+        assert exact <= got[m - 1] <= exact + 5e-3, (m, exact, got[m - 1])
+    assert np.all(np.diff(got) <= 0.0)
+
+
+def _pool_expectation(bg, star, q, g):
+    """``E[g(C + 1)]`` with ``C`` the exact Poisson-binomial count of clones of ``M(star)`` (float)."""
+    r = q / (1.0 - q)
+    law = np.ones(1)
+    for y in bg:
+        kappa = r ** op.hamming(y, star)
+        law = np.convolve(law, [1.0 - kappa, kappa])
+    return float(np.dot(law, g[np.minimum(np.arange(law.shape[0]), g.shape[0] - 1)]))
+
+
+@pytest.mark.parametrize(("n", "bits", "q", "eps"), [(7, 3, 0.2, 0.5), (9, 2, 0.15, 1.0), (6, 3, 0.3, 0.2)])
+def test_linear_program_covers_every_background_of_a_small_population(n, bits, q, eps):
+    """The certified value is at least ``min_{y*} E[g_{y*}(C_{y*} + 1)]`` of every background, computed with
+    the exact law of each clone count, every ``y*`` and the Hamming distances themselves (no classes, no
+    Hoeffding): what the linear program and Hoeffding's step must cover."""
+    for d in range(1, bits + 1):
+        stars = _vectors(bits)
+        g = {s: pools.member_deltas(bits, q, d, s[:d].count("1"), s[d:].count("1"), eps, n) for s in stars}
+        worst = max(
+            min(_pool_expectation(bg, s, q, g[s]) for s in stars)
+            for bg in itertools.combinations_with_replacement(stars, n - 1)
+        )
+        got = pools.pools_delta(n, bits, q, d, eps)
+        assert worst <= got * (1.0 + 1e-12), (d, worst, got)
+
+
+def test_pools_beat_the_blanket_and_cover_two_type_backgrounds():
+    """At N = 20, L = 2 the pools are below the graded blanket at d = 2 and above the exact δ of every
+    background on at most two vectors, in both orders."""
+    n, bits, q, eps, d = 20, 2, 0.15, 1.0, 2
+    got = pools.pools_delta(n, bits, q, d, eps)
+    assert got < blanket.blanket_delta(n, bits, q, d, eps)
+    x, xp = _change(bits, d)
+    for y1, y2 in itertools.combinations_with_replacement(_vectors(bits), 2):
+        for k in (0, 7, 13, n - 1) if y1 != y2 else (0,):
+            bg = [y1] * k + [y2] * (n - 1 - k)
+            D, Dp = [*bg, x], [*bg, xp]
+            assert max(op.pair_delta(D, Dp, q, eps), op.pair_delta(Dp, D, q, eps)) <= got, (y1, y2, k)
+
+
+def test_hoeffding_lower_tail_against_exact_poisson_binomials():
+    """Hoeffding (1956, Theorem 4): ``P(C <= k) <= P(Bin(n, μ/n) <= k)`` for ``k <= μ − 1``, exactly, on
+    random and extreme (0/1-heavy) Poisson binomials; and the bound fails just above ``μ − 1``."""
+    rng = np.random.default_rng(7)
+    fails_above = 0
+    for _ in range(300):
+        n = int(rng.integers(2, 12))
+        probs = [Fraction(int(v), 16) for v in rng.choice([0, 1, 2, 8, 15, 16], n)]
+        law = [Fraction(1)]
+        for pi in probs:
+            law = [
+                (law[k] if k < len(law) else 0) * (1 - pi) + (law[k - 1] * pi if k > 0 else 0)
+                for k in range(len(law) + 1)
+            ]
+        mu = sum(probs)
+        for k in range(n + 1):
+            exact = sum(law[: k + 1])
+            comparison = sum(math.comb(n, j) * (mu / n) ** j * (1 - mu / n) ** (n - j) for j in range(k + 1))
+            if k <= mu - 1:
+                assert exact <= comparison, (probs, k)
+            elif k < mu and exact > comparison:
+                fails_above += 1
+    assert fails_above > 0  # the condition k <= μ − 1 is needed
+
+
+@pytest.mark.parametrize("n", [5, 40, 999])
+def test_capped_distribution_functions_are_upper_bounds(n):
+    table = pools.capped_cdfs(n, 60)
+    for j, mu in enumerate(pools.clone_means(n)):
+        ks = np.arange(min(int(mu) - 1, 58) + 1)
+        assert np.all(table[j, ks] >= binom.cdf(ks, n, mu / n) * (1.0 - 1e-12))
+        assert np.all(table[j, ks.shape[0] :] == 0.0)
+
+
+def test_curve_takes_the_pools_into_the_minimum():
+    """With ``pools`` the curve's tail and δ are below the default's where the pools win, and name them."""
+    n, bits, q, eps = 1000, 5, 0.1692, 2.0
+    plain, pooled = every_pair.Curve(n, bits, q), every_pair.Curve(n, bits, q, pools=True)
+    got = pooled.tail(eps)
+    assert got.method == "cross-cloned pools"
+    assert got.bound < 0.6 * plain.tail(eps).bound
+    grid = np.array([eps])
+    assert np.all(pooled.deltas(grid) < plain.deltas(grid))
+
+
+@pytest.mark.parametrize(("n", "bits", "q", "eps"), [(5, 3, 0.1, 1.0), (6, 2, 0.2, 0.5)])
+def test_curve_tail_with_pools_covers_every_enumerated_pair(n, bits, q, eps):
+    search = gpu_rs.worst_pairs(n, bits, q, eps)
+    got = every_pair.Curve(n, bits, q, pools=True).tail(eps).bound
+    assert search.upper <= got <= every_pair.Curve(n, bits, q).tail(eps).bound
