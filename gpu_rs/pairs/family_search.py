@@ -3,13 +3,13 @@
 Each member's tail has a cheap certified upper bound (:mod:`gpu_rs.pairs.family_screen`, a
 truncated Chernoff bound conditioned on the user's report), computed for many members at once. The
 seed's pair in both orders is evaluated first; every member is screened by a coarse pass against its
-certified lower bound, and the members left above it by a fine pass. Then the members whose bound
+certified lower bound, and the members left above it by :data:`FINE_PASSES` fine passes. Then the members whose bound
 still exceeds the best certified lower bound found so far are evaluated through the engine at a
 loose width (:data:`SCREEN_WIDTH`), largest bound first, in rounds: the first with
 :data:`FIRST_TERMS` Fourier terms, each next round with four times as many, for the members still
 *open* (upper bound above the best lower bound, screening width not reached), until none is open,
-the terms reach the plan's limit or the engine's time runs out: it has half as long as the screening
-took (at least :data:`ENGINE_SECONDS`), and never past the search's limit. A member whose upper bound is
+the terms reach the plan's limit or the engine's time runs out: it has :data:`ENGINE_SHARE` of the
+screening's time (at least :data:`ENGINE_SECONDS`), and never past the search's limit. A member whose upper bound is
 at most the best lower bound found cannot beat it.
 
 Every member keeps a certified upper bound (its engine bounds or its screening bound), so the
@@ -40,8 +40,11 @@ FIRST_TERMS = 1 << 12
 """Fourier terms of a candidate's first evaluation; each later round asks four times as many."""
 SECONDS_PER_MEMBER = (2e-5, 8e-8)
 """Measured cost of one member's screening bound, ``a + b · L²`` seconds (shared 2-core CPU; docs/benchmarks.md)."""
-ENGINE_SECONDS = 0.25
-"""The engine's evaluations may take half as long as the screening took, and at least this long."""
+FINE_PASSES = 2
+"""Fine screening passes over the members left above the best tail, each referred to the last one's bounds."""
+ENGINE_SHARE, ENGINE_SECONDS = 0.1, 0.25
+"""The engine's evaluations may take this share of the screening's time, and at least this long: the lower
+end only needs one valid pair (the seed's is one), the upper end only the screening's bounds."""
 MAX_SECONDS = FAMILY_SECONDS
 """Default time limit of a family search (screening and evaluations); estimated longer screenings are not started."""
 
@@ -110,8 +113,8 @@ def family_max(
 
     ``known`` holds members already evaluated at the width asked (the seed's pair); the search
     stops evaluating once ``max_seconds`` have passed (or would pass during the next evaluation),
-    or once the engine has taken ``engine_seconds`` (default: half as long as the screening, at least
-    :data:`ENGINE_SECONDS`).
+    or once the engine has taken ``engine_seconds`` (default: :data:`ENGINE_SHARE` of the screening's time, at
+    least :data:`ENGINE_SECONDS`).
     """
     check_time(prob.bits, max_seconds)
     start = time.perf_counter()
@@ -122,12 +125,13 @@ def family_max(
     best = max(b.lower for b in done.values())
     rest = [m for m in family.members(prob.bits) if m not in done]
     upper = screen_uppers(rest, prob, COARSE, dict.fromkeys(rest, best))
-    above = [m for m in rest if upper[m] > best]
-    for m, bound in screen_uppers(above, prob, FINE, upper, start + max_seconds).items():
-        upper[m] = min(upper[m], bound)
+    for _ in range(FINE_PASSES):  # each referred to the bounds of the last
+        above = [m for m in rest if upper[m] > best]
+        for m, bound in screen_uppers(above, prob, FINE, dict(upper), start + max_seconds).items():
+            upper[m] = min(upper[m], bound)
     upper.update({m: b.upper for m, b in done.items()})
     screened = time.perf_counter()
-    engine = max(ENGINE_SECONDS, 0.5 * (screened - start)) if engine_seconds is None else engine_seconds
+    engine = max(ENGINE_SECONDS, ENGINE_SHARE * (screened - start)) if engine_seconds is None else engine_seconds
     search = _Rounds(prob, inclusive, xp, min(start + max_seconds, screened + engine), done, upper)
     search.run(Plan(max(plan.rel_width, SCREEN_WIDTH), plan.abs_width, min(FIRST_TERMS, plan.max_terms)), plan)
     top = max(done, key=lambda m: (done[m].lower, -m.d))
