@@ -145,8 +145,9 @@ def _log_pmf_at(m: int, q: float, flipped: bool) -> np.ndarray:
 
 def signed_atoms(alpha: Any, beta: Any, q: float, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The atoms ``V = A − λB`` with ``A = r^alpha``, ``λB = e^ε r^beta``, their error bounds (:data:`VALUE_ERROR`)
-    and whether ``A`` or ``λB`` leaves the float64 range there (value and error then meaningless). For a key
-    ``(u, w) = (i1 + j1, i0 − j1)`` of a member (module docstring), ``alpha = d − a − b − 2w``, ``beta = 2u − a − b``."""
+    and whether ``A`` or ``λB`` leaves the float64 range there (value and error then meaningless). For a
+    key ``(u, w) = (i1 + j1, i0 − j1)`` of a member (module docstring), ``alpha = d − a − b − 2w`` and
+    ``beta = 2u − a − b``."""
     lr = log_r(q)
     log_a = np.asarray(alpha, dtype=float) * lr
     log_lb = eps + np.asarray(beta, dtype=float) * lr

@@ -98,8 +98,8 @@ class Keys:
 
 
 def member_keys(members: list[Member], q: float, eps: float) -> Keys:
-    """The atoms of ``members`` (module docstring): per ``(d, a)``, one matrix product for every ``b``; the
-    values from one table over ``(alpha, beta)`` (:func:`gpu_rs.pairs.family.signed_atoms`)."""
+    """The atoms of ``members`` (module docstring): per ``(d, a)``, the key masses of every ``b`` by one
+    recursion over ``b``; the values from one table over ``(alpha, beta)`` (:func:`~.family.signed_atoms`)."""
     bits = members[0].bits
     span = np.arange(-bits, bits + 1)
     table = signed_atoms(span[:, None], span[None, :], q, eps)
@@ -114,13 +114,14 @@ def member_keys(members: list[Member], q: float, eps: float) -> Keys:
         rows, cols = a + top + 1, d - a + top + 1
         u, w = np.arange(rows)[:, None], np.arange(cols)[None, :] - top
         stacks = []
-        for user in (False, True):  # b = 0: the (i1, i0) table; each further b adds j1's step (u + 1, w − 1)
+        for of_user in (False, True):  # b = 0: the (i1, i0) table; each further b adds j1's step (u + 1, w − 1)
             stack = np.zeros((top + 1, rows, cols))
-            stack[0, : a + 1, top : top + d - a + 1] = np.outer(pmf_float(a, q, False), pmf_float(d - a, q, not user))
-            stay, move = pmf_float(1, q, user)  # j1 ~ Bin(b, p) (background) or Bin(b, q) (user)
-            for b in range(1, top + 1):
-                np.multiply(stay, stack[b - 1], out=stack[b])
-                stack[b, 1:, :-1] += move * stack[b - 1, :-1, 1:]
+            first = np.outer(pmf_float(a, q, False), pmf_float(d - a, q, not of_user))
+            stack[0, : a + 1, top : top + d - a + 1] = first
+            stay, move = pmf_float(1, q, of_user)  # j1 ~ Bin(b, p) (background) or Bin(b, q) (user)
+            for k in range(1, top + 1):
+                np.multiply(stay, stack[k - 1], out=stack[k])
+                stack[k, 1:, :-1] += move * stack[k - 1, :-1, 1:]
             stacks.append(stack)
         # key (u, w) is reached by j1 in [max(0, u − a, −w), min(b, u, d − a − w)]: by the members with b >= low,
         # so each member's keys are the first ones in the order of low
@@ -139,8 +140,7 @@ def member_keys(members: list[Member], q: float, eps: float) -> Keys:
         for part, x in zip(parts, fields, strict=True):
             part.append(x)
         order += group
-    sizes, values, errors, background, user = (np.concatenate(p) for p in parts)
-    return Keys(order, sizes, values, errors, background, user)
+    return Keys(order, *(np.concatenate(p) for p in parts))
 
 
 def packed(keys: Keys, rows: np.ndarray) -> Batch:
@@ -151,9 +151,11 @@ def packed(keys: Keys, rows: np.ndarray) -> Batch:
     col = np.arange(width)[None, :]
     support = col < sizes[:, None]
     at = np.where(support, starts[:, None] + col, 0)
-    fields = [np.where(support, f[at], 0.0) for f in (keys.values, keys.errors, keys.background, keys.user)]
+    values, errors, background, user = (
+        np.where(support, f[at], 0.0) for f in (keys.values, keys.errors, keys.background, keys.user)
+    )
     top = max(m.b for m in (keys.members[r] for r in rows.tolist()))
-    return Batch(*fields, support, 4.0 * (top + 6) * UNIT, (top + 1) * TINY)
+    return Batch(values, errors, background, user, support, 4.0 * (top + 6) * UNIT, (top + 1) * TINY)
 
 
 def batch_upper(batch: Batch, m: int, run: Pass, reference: np.ndarray) -> np.ndarray:
@@ -243,7 +245,6 @@ def screen_uppers(
     out: dict[Member, float] = {}
     start = 0
     while start < by_size.size and time.perf_counter() < deadline:
-        width = int(keys.sizes[by_size[start]])
         stop = start + 1
         while stop < by_size.size and (stop + 1 - start) * int(keys.sizes[by_size[stop]]) * per_key <= CELLS:
             stop += 1
