@@ -59,6 +59,22 @@ def test_batched_screen_contains_exact_tails(monkeypatch, n, bits, q, lam, run, 
             assert found[m] >= exact[m] * (1 - 1e-12), (m, found[m], exact[m])
 
 
+def test_batched_screen_on_every_backend(backend):
+    """Issue 30 item 1: the batched screening on the array namespace gives NumPy's bounds, above the exact tails."""
+    from gpu_rs.common.backend import get_backend
+
+    xp = get_backend(backend).xp
+    prob = Problem(3, 3, 0.2, 1.0)
+    everyone = list(family.members(3))
+    for run in (family_screen.COARSE, family_screen.FINE):
+        ref = dict.fromkeys(everyone, 1e-3)
+        on_host = family_screen.screen_uppers(everyone, prob, run, ref)
+        found = family_screen.screen_uppers(everyone, prob, run, ref, xp=xp)
+        for m in everyone:
+            assert found[m] == pytest.approx(on_host[m], rel=1e-12)
+            assert found[m] >= float(exact_tails(3, *m.vectors(), 0.2, math.e)[1]) * (1 - 1e-12)
+
+
 @pytest.mark.parametrize(("n", "bits", "q", "eps"), [(60, 3, 0.15, 1.0), (500, 4, 0.3, 2.0), (2000, 5, 0.1692, 2.0)])
 def test_screen_upper_above_certified_lower_bounds(n, bits, q, eps):
     """At N too large to enumerate: the bound is above each member's certified lower bound, both tails."""

@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -158,45 +159,48 @@ def packed(keys: Keys, rows: np.ndarray) -> Batch:
     return Batch(values, errors, background, user, support, 4.0 * (top + 6) * UNIT, (top + 1) * TINY)
 
 
-def batch_upper(batch: Batch, m: int, run: Pass, reference: np.ndarray) -> np.ndarray:
+def batch_upper(batch: Batch, m: int, run: Pass, reference: np.ndarray, xp: Any = np) -> np.ndarray:
     """A certified upper bound on each member's tail ``P[R > e^ε]`` (and ``P[R >= e^ε]``), module docstring;
-    ``reference`` scales the cut levels of ``run``, one per member."""
+    ``reference`` scales the cut levels of ``run``, one per member. The sums over members, ``θ``, cuts and
+    keys run on the array namespace ``xp``; the choice of ``θ`` and of the cuts on the host."""
     if m == 0:
         return np.ones(batch.values.shape[0])
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        best = _upper(batch, m, run, reference)
+        best = _upper(batch, m, run, reference, xp)
     return np.where(np.isfinite(best), np.minimum(best, 1.0), 1.0)
 
 
-def _upper(batch: Batch, m: int, run: Pass, reference: np.ndarray) -> np.ndarray:
-    v, pb, pu, sup = batch.values, batch.background, batch.user, batch.support
+def _upper(batch: Batch, m: int, run: Pass, reference: np.ndarray, xp: Any) -> np.ndarray:
+    v, pb, sup = batch.values, batch.background, batch.support
     keys = v.shape[1]
     raise_by = batch.errors + m * batch.errors.max(axis=1, keepdims=True)
     w = v + raise_by + 4.0 * UNIT * (np.abs(v) + raise_by)  # the user's atoms, raised (module docstring)
     mean = np.sum(pb * v, axis=1)
     var = np.maximum(np.sum(pb * (v - mean[:, None]) ** 2, axis=1), 1e-300)
-    gap = np.maximum(-(m * mean + np.sum(pu * w, axis=1)), np.abs(m * mean) * 1e-6 + 1e-300)
+    gap = np.maximum(-(m * mean + np.sum(batch.user * w, axis=1)), np.abs(m * mean) * 1e-6 + 1e-300)
     theta = (gap / (m * var))[:, None] * np.asarray(run.scales)[None, :]  # (members, θ)
     cuts = _cuts(v, pb, sup, m, reference[:, None] * np.asarray(run.levels)[None, :], run.uncut)  # (members, cuts)
-    vv, cc = v[:, None, :], cuts[:, :, None]
-    below = sup[:, None, :] & (vv < cc)
-    at_top = np.sum(np.where(sup[:, None, :] & (vv >= cc), pb[:, None, :], 0.0), axis=2)
-    above = np.sum(np.where(sup[:, None, :] & (vv > cc), pb[:, None, :], 0.0), axis=2)
-    diff = np.where(below, vv - cc, 0.0)
-    weight = np.where(below, pb[:, None, :], 0.0)
-    work = theta[:, None, :, None] * diff[:, :, None, :]  # (members, cuts, θ, keys)
-    np.exp(work, out=work)
-    s = (1.0 + batch.rho) * ((work @ weight[..., None])[..., 0] + at_top[:, :, None]) + keys * batch.tau
-    log_s = np.log(s)
-    k = theta[:, None, :] * cuts[:, :, None] + log_s  # (members, cuts, θ)
-    v_low = np.abs(v).max(axis=1)
-    reach = np.abs(cuts) + v_low[:, None]  # |V̂ − c| over the atoms below each cut
-    slack = _slack(m, keys, theta, cuts, reach, s, log_s, k, np.abs(w).max(axis=1))
-    np.add((m * k + slack)[..., None], (theta[:, :, None] * w[:, None, :])[:, None], out=work)
-    f = np.exp(np.minimum(0.0, work.min(axis=2)))  # (members, cuts, keys)
-    user_sum = (1.0 + batch.rho) * (f @ pu[:, :, None])[..., 0] + keys * batch.tau
+    reach = np.abs(cuts) + np.abs(v).max(axis=1)[:, None]  # |V̂ − c| over the atoms below each cut
+    w_max = np.abs(w).max(axis=1)
+    v, pb, pu, sup, w, th, c = (xp.asarray(x) for x in (v, pb, batch.user, sup, w, theta, cuts))
+    vv, cc, on = v[:, None, :], c[:, :, None], sup[:, None, :]
+    below = on & (vv < cc)
+    at_top = xp.sum(xp.where(on & (vv >= cc), pb[:, None, :], 0.0), axis=2)
+    above = xp.sum(xp.where(on & (vv > cc), pb[:, None, :], 0.0), axis=2)
+    diff = xp.where(below, vv - cc, 0.0)
+    weight = xp.where(below, pb[:, None, :], 0.0)
+    work = xp.exp(th[:, None, :, None] * diff[:, :, None, :])  # (members, cuts, θ, keys)
+    s = (1.0 + batch.rho) * (xp.matmul(work, weight[..., None])[..., 0] + at_top[:, :, None]) + keys * batch.tau
+    log_s = xp.log(s)
+    k = th[:, None, :] * c[:, :, None] + log_s  # (members, cuts, θ)
+    slack = _slack(xp, m, keys, th[:, None, :], xp.abs(c[:, :, None]), xp.asarray(reach)[:, :, None], s, log_s, k)
+    exponent = (m * k + slack + 4.0 * UNIT * th[:, None, :] * xp.asarray(w_max)[:, None, None])[..., None]
+    least = xp.min(exponent + (th[:, :, None] * w[:, None, :])[:, None, ...], axis=2)
+    f = xp.exp(xp.where(least < 0.0, least, 0.0))  # (members, cuts, keys)
+    user_sum = (1.0 + batch.rho) * xp.matmul(f, pu[:, :, None])[..., 0] + keys * batch.tau
     bound = user_sum + m * ((1.0 + batch.rho) * above + keys * batch.tau)
-    return bound.min(axis=1) * (1.0 + 2.0 * (keys + 4) * UNIT) + 4.0 * UNIT
+    best = xp.min(bound, axis=1) * (1.0 + 2.0 * (keys + 4) * UNIT) + 4.0 * UNIT
+    return np.asarray(best.get() if hasattr(best, "get") else np.from_dlpack(best), dtype=float)
 
 
 def _cuts(v: np.ndarray, pb: np.ndarray, sup: np.ndarray, m: int, levels: np.ndarray, uncut: bool) -> np.ndarray:
@@ -211,28 +215,22 @@ def _cuts(v: np.ndarray, pb: np.ndarray, sup: np.ndarray, m: int, levels: np.nda
     return np.concatenate([vs[:, :1], found], axis=1) if uncut else found
 
 
-def _slack(
-    m: int,
-    keys: int,
-    theta: np.ndarray,
-    cuts: np.ndarray,
-    reach: np.ndarray,
-    s: np.ndarray,
-    log_s: np.ndarray,
-    k: np.ndarray,
-    w_max: np.ndarray,
-) -> np.ndarray:
-    """A bound on the rounding error of ``m K_c(θ) + θ w`` per ``(member, cut, θ)`` (module docstring): a term
-    of the truncated sum errs by ``4u θ |V̂ − c| + 3u`` relative, and by at most ``2u`` absolute (its value is
-    at most ``e^{−θ|V̂ − c|}`` times its mass), whichever is less over the sum."""
-    t = theta[:, None, :]
-    spread = np.minimum(8.0 * UNIT * t * reach[:, :, None], 2.0 * UNIT / s)
-    per_k = spread + (keys + 8) * UNIT + UNIT * np.abs(log_s) + 2.0 * UNIT * t * np.abs(cuts[:, :, None])
-    return 1e-9 + m * per_k + 4.0 * UNIT * (m * np.abs(k) + t * w_max[:, None, None])
+def _slack(xp: Any, m: int, keys: int, t: Any, cut: Any, reach: Any, s: Any, log_s: Any, k: Any) -> Any:
+    """A bound on the rounding error of ``m K_c(θ)`` per ``(member, cut, θ)`` (module docstring; ``4u θ max|w|``
+    for ``θ w`` is added by the caller): a term of the truncated sum errs by ``4u θ |V̂ − c| + 3u`` relative, and
+    by at most ``2u`` absolute (its value is at most ``e^{−θ|V̂ − c|}`` times its mass), whichever is less."""
+    spread = xp.minimum(8.0 * UNIT * t * reach, 2.0 * UNIT / s)
+    per_k = spread + (keys + 8) * UNIT + UNIT * abs(log_s) + 2.0 * UNIT * t * cut
+    return 1e-9 + m * per_k + 4.0 * UNIT * m * abs(k)
 
 
 def screen_uppers(
-    members: list[Member], prob: Problem, run: Pass, reference: dict[Member, float], deadline: float = math.inf
+    members: list[Member],
+    prob: Problem,
+    run: Pass,
+    reference: dict[Member, float],
+    deadline: float = math.inf,
+    xp: Any = np,
 ) -> dict[Member, float]:
     """:func:`batch_upper` of each member (``reference``: see :class:`Pass`), members of similar size bounded
     together, at most :data:`CELLS` entries at a time; members not reached by ``deadline`` (``perf_counter``
@@ -251,7 +249,7 @@ def screen_uppers(
         rows = by_size[start:stop]
         chosen = [keys.members[r] for r in rows.tolist()]
         ref = np.array([max(reference[mem], 1e-300) for mem in chosen])
-        out.update(zip(chosen, batch_upper(packed(keys, rows), prob.n - 1, run, ref).tolist(), strict=True))
+        out.update(zip(chosen, batch_upper(packed(keys, rows), prob.n - 1, run, ref, xp).tolist(), strict=True))
         start = stop
     return out
 

@@ -124,10 +124,10 @@ def family_max(
             done[seed] = family.member_bounds(seed, prob, inclusive, plan, xp)
     best = max(b.lower for b in done.values())
     rest = [m for m in family.members(prob.bits) if m not in done]
-    upper = screen_uppers(rest, prob, COARSE, dict.fromkeys(rest, best))
+    upper = screen_uppers(rest, prob, COARSE, dict.fromkeys(rest, best), xp=xp)
     for _ in range(FINE_PASSES):  # each referred to the bounds of the last
         above = [m for m in rest if upper[m] > best]
-        for m, bound in screen_uppers(above, prob, FINE, dict(upper), start + max_seconds).items():
+        for m, bound in screen_uppers(above, prob, FINE, dict(upper), start + max_seconds, xp).items():
             upper[m] = min(upper[m], bound)
     upper.update({m: b.upper for m, b in done.items()})
     screened = time.perf_counter()
