@@ -794,7 +794,7 @@ atom with its own θ) leave 30, and bound every homogeneous background's tail by
 seed's pair (0.001337), which stays the best pair known. The whole screening takes about 2 s at L = 40
 and 15–35 s at L = 64 on a shared 2-core machine (docs/benchmarks.md, issue 30); the engine then
 evaluates the members left above the best tail, largest bound first, for a tenth of the screening's time
-(at least 0.25 s), in rounds of 4 096, 16 384, … Fourier terms: the lower end only needs one valid pair,
+(at least 0.25 s; all of `search_seconds` where it is set above its default of 30 s), in rounds of 4 096, 16 384, … Fourier terms: the lower end only needs one valid pair,
 and the seed's is one. Every member keeps a certified upper bound, so the answer bounds the whole family
 even when it stops early. Before issue 30 the screening took 14–23 s at L = 40 (one member at a time,
 the user's atoms merged into 128 groups, which left the member (16, 0, 24) at 0.0030), the default search

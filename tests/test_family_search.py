@@ -132,7 +132,7 @@ def test_family_max_brackets_the_exact_maximum(n, bits, q, lam):
 def test_time_limit_keeps_the_bounds_certified():
     """A search cut short by its time limit still brackets the family's maximum (found by a full search)."""
     prob = Problem(1000, 8, 0.2, 2.0)
-    full = family_search.family_max(prob, False, PLAN, np, max_seconds=600.0, engine_seconds=600.0)
+    full = family_search.family_max(prob, False, PLAN, np, max_seconds=600.0)
     assert full.unresolved == 0 and full.upper <= full.bounds.upper * (1 + 1e-9)
     short = family_search.family_max(prob, False, PLAN, np, max_seconds=family_search.estimate_seconds(8) * 1.01)
     assert short.evaluated <= full.evaluated
@@ -178,6 +178,6 @@ def test_evaluated_counts_members_once(monkeypatch, n, bits, q, eps):
         return member_bounds(m, *args, **kwargs)
 
     monkeypatch.setattr(family, "member_bounds", counted)
-    found = family_search.family_max(Problem(n, bits, q, eps), False, PLAN, np, engine_seconds=600.0)
+    found = family_search.family_max(Problem(n, bits, q, eps), False, PLAN, np, max_seconds=600.0)
     assert len(calls) > len(set(calls))  # the setting evaluates some member more than once
     assert found.evaluated == len(set(calls)) <= found.members == family_search.member_count(bits)

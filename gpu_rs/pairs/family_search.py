@@ -9,7 +9,8 @@ loose width (:data:`SCREEN_WIDTH`), largest bound first, in rounds: the first wi
 :data:`FIRST_TERMS` Fourier terms, each next round with four times as many, for the members still
 *open* (upper bound above the best lower bound, screening width not reached), until none is open,
 the terms reach the plan's limit or the engine's time runs out: it has :data:`ENGINE_SHARE` of the
-screening's time (at least :data:`ENGINE_SECONDS`), and never past the search's limit. A member whose upper bound is
+screening's time (at least :data:`ENGINE_SECONDS`; all of the search's limit where it is above the default), and
+never past the search's limit. A member whose upper bound is
 at most the best lower bound found cannot beat it.
 
 Every member keeps a certified upper bound (its engine bounds or its screening bound), so the
@@ -107,14 +108,13 @@ def family_max(
     xp: Any,
     known: dict[Member, Bounds] | None = None,
     max_seconds: float = MAX_SECONDS,
-    engine_seconds: float | None = None,
 ) -> FamilyMax:
     """The member of largest tail, certified, and a bound on every member's (module docstring).
 
     ``known`` holds members already evaluated at the width asked (the seed's pair); the search
-    stops evaluating once ``max_seconds`` have passed (or would pass during the next evaluation),
-    or once the engine has taken ``engine_seconds`` (default: :data:`ENGINE_SHARE` of the screening's time, at
-    least :data:`ENGINE_SECONDS`).
+    stops evaluating once ``max_seconds`` have passed (or would pass during the next evaluation), and,
+    unless ``max_seconds`` exceeds the default, once the engine has taken :data:`ENGINE_SHARE` of the
+    screening's time (at least :data:`ENGINE_SECONDS`).
     """
     check_time(prob.bits, max_seconds)
     start = time.perf_counter()
@@ -131,7 +131,7 @@ def family_max(
             upper[m] = min(upper[m], bound)
     upper.update({m: b.upper for m, b in done.items()})
     screened = time.perf_counter()
-    engine = max(ENGINE_SECONDS, ENGINE_SHARE * (screened - start)) if engine_seconds is None else engine_seconds
+    engine = max(ENGINE_SECONDS, ENGINE_SHARE * (screened - start)) if max_seconds <= MAX_SECONDS else max_seconds
     search = _Rounds(prob, inclusive, xp, min(start + max_seconds, screened + engine), done, upper)
     search.run(Plan(max(plan.rel_width, SCREEN_WIDTH), plan.abs_width, min(FIRST_TERMS, plan.max_terms)), plan)
     top = max(done, key=lambda m: (done[m].lower, -m.d))

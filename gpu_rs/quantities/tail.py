@@ -91,8 +91,9 @@ def tail(
         ``worst`` says so; one that runs out of time keeps the best member found and says how many
         members were left undecided. The screening bounds every member at once (about 2 s at
         ``bits = 40``, where it bounds every member's tail within 4 % of the seed's pair; 17 s at
-        ``bits = 64``); the engine then evaluates the most promising members for a tenth of that time
-        (docs/worst-case.md §5a). ``0`` skips the search.
+        ``bits = 64``); the engine then evaluates the most promising members for a tenth of that time,
+        or for all of ``search_seconds`` where it is above the default (docs/worst-case.md §5a). ``0``
+        skips the search.
 
     Returns
     -------
