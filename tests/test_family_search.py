@@ -47,8 +47,10 @@ def test_screen_upper_contains_exact_tails(n, bits, q, lam):
 @pytest.mark.parametrize("cells", [1 << 22, 300])
 def test_batched_screen_contains_exact_tails(monkeypatch, n, bits, q, lam, run, cells):
     """Issue 30 item 1: every member screened in one batched call (members of every size padded together,
-    or split into chunks of few cells), at tight and loose cut levels: each bound is above the exact tail."""
+    or split into slabs and chunks of few cells), at tight and loose cut levels: each bound is above the
+    exact tail."""
     monkeypatch.setattr(family_screen, "CELLS", cells)
+    monkeypatch.setattr(family_screen, "SLAB", cells // 8)  # atoms made a few members at a time
     prob = Problem(n, bits, q, math.log(lam))
     everyone = list(family.members(bits))
     exact = {m: float(exact_tails(n, *m.vectors(), q, lam)[1]) for m in everyone}

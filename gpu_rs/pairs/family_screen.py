@@ -47,6 +47,8 @@ from gpu_rs.pairs.family import Member, pmf_float, signed_atoms
 
 TINY = 2.0**-1000
 """More than the absolute error of any product of probabilities that underflowed."""
+SLAB = 1 << 22
+"""Members whose atoms are made at once hold at most about this many keys (the last member may pass it)."""
 CELLS = 1 << 22
 """Most entries of one screening array (members × ``θ`` × cuts × keys): members are bounded in chunks of it."""
 
@@ -232,11 +234,27 @@ def screen_uppers(
     deadline: float = math.inf,
     xp: Any = np,
 ) -> dict[Member, float]:
-    """:func:`batch_upper` of each member (``reference``: see :class:`Pass`), members of similar size bounded
-    together, at most :data:`CELLS` entries at a time; members not reached by ``deadline`` (``perf_counter``
-    seconds) are left out."""
-    if not members:
-        return {}
+    """:func:`batch_upper` of each member (``reference``: see :class:`Pass`): the members' atoms made for at
+    most :data:`SLAB` keys at a time, members of similar size bounded together, at most :data:`CELLS` entries
+    at a time; members not reached by ``deadline`` (``perf_counter`` seconds) are left out."""
+    ordered = sorted(members)  # each (d, a) together
+    out: dict[Member, float] = {}
+    slab: list[Member] = []
+    size = 0
+    for i, mem in enumerate(ordered):
+        slab.append(mem)
+        size += (mem.a + mem.b + 1) * (mem.d - mem.a + mem.b + 1)  # at least its keys
+        if size >= SLAB or i == len(ordered) - 1:
+            if time.perf_counter() >= deadline:
+                break
+            out.update(_slab(slab, prob, run, reference, deadline, xp))
+            slab, size = [], 0
+    return out
+
+
+def _slab(
+    members: list[Member], prob: Problem, run: Pass, reference: dict[Member, float], deadline: float, xp: Any
+) -> dict[Member, float]:
     keys = member_keys(members, prob.q, prob.eps)
     by_size = np.argsort(keys.sizes, kind="stable")
     per_key = len(run.scales) * (len(run.levels) + run.uncut)
