@@ -854,6 +854,11 @@ Checked against exact δ (every output histogram enumerated, tests/oracles_pairs
 tests/test_resampling.py: random mixed backgrounds at N ≤ 4, L ≤ 4, every agreeing bit, both orders, four
 ε; and every member of the family at (N, L) = (3, 3), (4, 2), (2, 4), where the complement members hold
 the maximum and δ never falls as b grows.
+
+*Not used yet.* `privacy_profile(scope="all")` still takes its lower end at several bits from the seed's
+pair in both orders (two of the complement members, d = L). Searching the others needs a certified δ of a
+member, E_W[(Σ_{j ≤ N} (A − λB)(z_j))_+]/N with all N reports drawn from M(y) (the hinge of N independent
+signed atoms whose values move with λ, so one spectrum per ε), which is not built.
 """
 
 
