@@ -915,29 +915,80 @@ a Chernoff bound conditioned on the user's report, taken on the background atoms
 the union bound (N − 1) P[V > c] on the atoms cut: a background far from both of the user's vectors has
 atoms up to (p/q)^L of tiny probability, where every moment generating function explodes and the plain
 Chernoff bound is 1. At N = 10⁷, q = 0.351, λ = e² the plain bound left 1 817 members above the seed's
-tail; the cut bound leaves 55. The screening costs 1–2 ms per member at L = 40 (14–23 s for all
-12 300 on a shared 2-core machine, load 1.6 to 5; the estimate that decides refusals says 29.5 s;
-the plain bound's screening took 56 s and was estimated at 234 s, so it was never started). From L = 41 on that estimate exceeds the default
-30 s and the search is not started unless `search_seconds` allows it (L = 64: about 160 s). Members whose bound
-exceeds the best tail found are then evaluated by the engine in rounds of 4 096, 16 384, … Fourier
-terms, until each is decided or `search_seconds` (default 30 s) would be passed; every member keeps a
-certified upper bound, so the answer bounds the whole family even when it stops early. There: with
-the default, the search takes 30 s (the whole `tail` 34 s), evaluates 5 members, and bounds every
-homogeneous background's tail by 0.00258 (1.9 times the seed's pair, 0.001337); with
-`search_seconds=300` it takes 199 s (202 s in all), evaluates 115 members and bounds every one by
-0.00135, 0.9 % above the seed's pair, which stays the best pair known (15 members stay open between
-the two). So at L = 40 no homogeneous background is much worse than the seed's pair: the factor of
-about 450 between the lower and the upper end of `scope="all"` is the proven bound's looseness or
-heterogeneous backgrounds (below), not a homogeneous one. At N = 10⁷ the family search of the rows of
-§8.4 takes 0.6 s (L = 8, q = 0.105, 6 of 156 members evaluated) and 3.0 s (L = 16, q = 0.2348, 13 of
-952), as before this screening (0.75 s and 2.7 s, the same members). The graded blanket is part of the default upper
-end since its lattice takes 0.1–0.2 s of CPU per tail at L = 5 and 0.3–2 s at L = 8 to 40 (§8.4; it
-took 3–12 s).
+tail; the cut bound leaves 55. Since issue 30 the members are bounded many at once: for each (d, a) one
+recursion over b gives every member's key masses, the atoms come from one table over the two exponents,
+and members of similar size are padded into one array expression over members, θ, cuts and keys. A
+coarse pass (5 values of θ, one cut at a tenth of the seed's tail) bounds all 12 300 and leaves 428
+above the seed's tail; two fine passes (61 values of θ, four cuts referred to the last bound, every user
+atom with its own θ) leave 30, and bound every homogeneous background's tail by 0.00139, 4 % above the
+seed's pair (0.001337), which stays the best pair known. The whole screening takes about 2 s at L = 40
+and 15–35 s at L = 64 on a shared 2-core machine (docs/benchmarks.md, issue 30); the engine then
+evaluates the members left above the best tail, largest bound first, for a tenth of the screening's time
+(at least 0.25 s; all of `search_seconds` where it is set above its default of 30 s), in rounds of 4 096, 16 384, … Fourier terms: the lower end only needs one valid pair,
+and the seed's is one. Every member keeps a certified upper bound, so the answer bounds the whole family
+even when it stops early. Before issue 30 the screening took 14–23 s at L = 40 (one member at a time,
+the user's atoms merged into 128 groups, which left the member (16, 0, 24) at 0.0030), the default search
+took 30 s and bounded the family by 0.00258, and from L = 41 on the search was not started. Before issue 30,
+at N = 10⁷ the family search of the rows of §8.4 took 0.6 s (L = 8, q = 0.105, 6 of 156 members
+evaluated) and 3.0 s (L = 16, q = 0.2348, 13 of 952). The graded
+blanket is part of the default upper end since its lattice takes 0.1–0.2 s of CPU per tail at L = 5 and
+0.3–2 s at L = 8 to 40 (§8.4; it took 3–12 s).
 """
 HETEROGENEOUS_READING = """\
 So the family's maximum is **not** the maximum over every pair: mixed backgrounds (zeros and ones, as for
 L = 1) beat it. The lower end of `scope="all"` is the best pair known, a certified tail of one pair; it is
 not claimed to be the supremum.
+"""
+
+RESAMPLING = r"""
+## 9. The U-resampling theorem: where the homogeneous family's δ is largest (issue 29, item 6)
+
+N users each hold v ∈ {0,1}^L and report z ~ M(v), M(v)(z) = Π_j (p if z_j = v_j else q); the output is
+the multiset of reports. One user changes x → x′ with the background users y_1, …, y_{N−1} fixed; P is the
+output's law with that user at x′, Q with it at x, and δ_{P‖Q}(ε) = sup_S (P(S) − e^ε Q(S)).
+
+**Theorem.** Let j be a bit where x and x′ agree, and let the background′ be the background with bit j
+of every user set to x_j (P′, Q′ its two laws). Then δ_{P′‖Q′}(ε) ≤ δ_{P‖Q}(ε) and
+δ_{Q′‖P′}(ε) ≤ δ_{Q‖P}(ε) for every ε.
+
+*Proof.* Let K_j replace bit j of every report of the multiset, each independently, by a fresh draw that
+equals x_j with probability p (and 1 − x_j with probability q). It treats every report alike and
+independently of its position, so it is a Markov kernel on multisets (it commutes with the shuffle). Under
+M(v) the bits of one report are independent; K_j keeps the other bits and makes bit j equal to x_j with
+probability p, independently of them, so it maps M(v) to M(v with bit j set to x_j), for every v. The
+changing user's two vectors have bit j = x_j already: its two laws are unchanged, and every background
+user at y goes to y with bit j set to x_j. Reports are independent across users, so K_j P = P′ and
+K_j Q = Q′. The hockey-stick divergence cannot increase under a kernel: δ_{KP‖KQ}(ε) = sup_S ∫ K(·, S)
+d(P − e^ε Q) ≤ sup_{0 ≤ f ≤ 1} ∫ f d(P − e^ε Q) = δ_{P‖Q}(ε), and the same with P and Q exchanged. ∎
+
+**Corollary (the homogeneous family of §5a).** For the member (d, a, b) (x = 0…0, x′ = 1^d 0^(L−d), every
+background user at y with a ones among the d changed bits and b elsewhere), K_j on one of y's b ones off
+the changed bits maps the member (d, a, b) to (d, a, b − 1): δ never falls as b grows, in both orders.
+So for every (d, a) the largest δ over b is at b = L − d, y the complement of x off the changed bits,
+and the family's δ maximum (both orders: the reverse of (d, a, b) is (d, d − a, b)) lies among the
+Σ_d (d + 1) = L(L + 3)/2 members (d, a, L − d): 860 at L = 40 instead of 12 300, 2 144 at L = 64
+instead of 47 840. The seed's pair is one of them (d = L).
+
+**What it does not say.**
+- *Not for tails.* P[R > e^ε] is not monotone under post-processing: with P = (0.3, 0.3, 0.4) and
+  Q = (0.01, 0.29, 0.7) the ratios are 30, 1.03 and 0.57 and P[R > 1.5] = 0.3; merging the first two
+  outcomes (a kernel) gives ratios 2 and 0.57 and P[R > 1.5] = 0.6. In the family too: at N = 3, L = 3,
+  q = 0.2 some members' tails fall as b grows (tests/test_resampling.py). So the tail's family search
+  (§5a) keeps every member; the theorem prunes δ only.
+- *Only bits where x and x′ agree.* On a changed bit K_j would change the user's two laws.
+- *Only every background user at once.* For a mixed background it shows that setting bit j to x_j for all
+  users never raises δ, not that users disagreeing with x maximise it: it orders the homogeneous family,
+  not every pair.
+
+Checked against exact δ (every output histogram enumerated, tests/oracles_pairs.py) in
+tests/test_resampling.py: random mixed backgrounds at N ≤ 4, L ≤ 4, every agreeing bit, both orders, four
+ε; and every member of the family at (N, L) = (3, 3), (4, 2), (2, 4), where the complement members hold
+the maximum and δ never falls as b grows.
+
+*Not used yet.* `privacy_profile(scope="all")` still takes its lower end at several bits from the seed's
+pair in both orders (two of the complement members, d = L). Searching the others needs a certified δ of a
+member, E_W[(Σ_{j ≤ N} (A − λB)(z_j))_+]/N with all N reports drawn from M(y) (the hinge of N independent
+signed atoms whose values move with λ, so one spectrum per ε), which is not built.
 """
 
 
@@ -1108,6 +1159,8 @@ def main(argv=None):
     out.append(OPEN.strip("\n"))
     out.append("")
     out.append(FINER.strip("\n"))
+    out.append("")
+    out.append(RESAMPLING.strip("\n"))
     out.append("")
     text = "\n".join(out)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)

@@ -14,9 +14,10 @@ from test_family import exact_tails
 
 import gpu_rs
 from gpu_rs.common.errors import TimeBudgetError
+from gpu_rs.common.limits import FAMILY_SECONDS
 from gpu_rs.common.validation import Problem
 from gpu_rs.engine.pipeline import Plan
-from gpu_rs.pairs import family, family_search
+from gpu_rs.pairs import family, family_screen, family_search
 from gpu_rs.pairs.family import Member
 from gpu_rs.pairs.family_screen import screen_upper
 
@@ -39,6 +40,41 @@ def test_screen_upper_contains_exact_tails(n, bits, q, lam):
         assert bound >= float(ge) * (1 - 1e-12), (m, bound, float(ge))
         useful += bound < 1.0
     assert useful > 0
+
+
+@pytest.mark.parametrize(("n", "bits", "q", "lam"), [(3, 3, 0.2, math.e), (4, 2, 0.25, 1.3), (2, 4, 0.3, 2.0)])
+@pytest.mark.parametrize("run", [family_screen.COARSE, family_screen.FINE])
+@pytest.mark.parametrize("cells", [1 << 22, 300])
+def test_batched_screen_contains_exact_tails(monkeypatch, n, bits, q, lam, run, cells):
+    """Issue 30 item 1: every member screened in one batched call (members of every size padded together,
+    or split into slabs and chunks of few cells), at tight and loose cut levels: each bound is above the
+    exact tail."""
+    monkeypatch.setattr(family_screen, "CELLS", cells)
+    monkeypatch.setattr(family_screen, "SLAB", cells // 8)  # atoms made a few members at a time
+    prob = Problem(n, bits, q, math.log(lam))
+    everyone = list(family.members(bits))
+    exact = {m: float(exact_tails(n, *m.vectors(), q, lam)[1]) for m in everyone}
+    for reference in (1e-9, 0.5):
+        found = family_screen.screen_uppers(everyone, prob, run, dict.fromkeys(everyone, reference))
+        assert set(found) == set(everyone)
+        for m in everyone:
+            assert found[m] >= exact[m] * (1 - 1e-12), (m, found[m], exact[m])
+
+
+def test_batched_screen_on_every_backend(backend):
+    """Issue 30 item 1: the batched screening on the array namespace gives NumPy's bounds, above the exact tails."""
+    from gpu_rs.common.backend import get_backend
+
+    xp = get_backend(backend).xp
+    prob = Problem(3, 3, 0.2, 1.0)
+    everyone = list(family.members(3))
+    for run in (family_screen.COARSE, family_screen.FINE):
+        ref = dict.fromkeys(everyone, 1e-3)
+        on_host = family_screen.screen_uppers(everyone, prob, run, ref)
+        found = family_screen.screen_uppers(everyone, prob, run, ref, xp=xp)
+        for m in everyone:
+            assert found[m] == pytest.approx(on_host[m], rel=1e-12)
+            assert found[m] >= float(exact_tails(3, *m.vectors(), 0.2, math.e)[1]) * (1 - 1e-12)
 
 
 @pytest.mark.parametrize(("n", "bits", "q", "eps"), [(60, 3, 0.15, 1.0), (500, 4, 0.3, 2.0), (2000, 5, 0.1692, 2.0)])
@@ -109,11 +145,12 @@ def test_time_limit_keeps_the_bounds_certified():
 
 def test_screening_estimated_too_long_is_refused():
     seconds = family_search.estimate_seconds(40)
-    assert 5.0 < seconds < 60.0  # the screening at L = 40 fits in a few minutes' search
+    assert family_search.estimate_seconds(64) < FAMILY_SECONDS  # issue 30: the default searches L = 64
+    assert family_search.estimate_seconds(64) > 4 * seconds  # grows like L^5
     prob = Problem(10**7, 40, 0.351, 2.0)
-    with pytest.raises(TimeBudgetError, match="search_seconds=20"):
-        family_search.family_max(prob, False, PLAN, np, max_seconds=20.0)
-    assert family_search.estimate_seconds(64) > 4 * seconds  # grows like L^4
+    limit = seconds / 2
+    with pytest.raises(TimeBudgetError, match=f"search_seconds={limit:g}"):
+        family_search.family_max(prob, False, PLAN, np, max_seconds=limit)
 
 
 def test_tail_search_seconds_zero_skips_the_search():
@@ -143,6 +180,6 @@ def test_evaluated_counts_members_once(monkeypatch, n, bits, q, eps):
         return member_bounds(m, *args, **kwargs)
 
     monkeypatch.setattr(family, "member_bounds", counted)
-    found = family_search.family_max(Problem(n, bits, q, eps), False, PLAN, np)
+    found = family_search.family_max(Problem(n, bits, q, eps), False, PLAN, np, max_seconds=600.0)
     assert len(calls) > len(set(calls))  # the setting evaluates some member more than once
     assert found.evaluated == len(set(calls)) <= found.members == family_search.member_count(bits)

@@ -45,8 +45,8 @@ def register(sub: Any) -> None:
         type=checked("--search-seconds", between(0.0, MAX_SEARCH_SECONDS, closed=True)),
         metavar="S",
         help="with --scope all and bits >= 2: search the homogeneous backgrounds for the best pair known "
-        f"for at most about S seconds, 0 <= S < {MAX_SEARCH_SECONDS:.0f} (0 skips it; default: {FAMILY_SECONDS:g}; "
-        "300 bounds every member within 1 %% of the best found at bits = 40)",
+        f"for at most about S seconds, 0 <= S < {MAX_SEARCH_SECONDS:.0f} (0 skips it; default: {FAMILY_SECONDS:g}, "
+        "where the engine evaluates members for a tenth of the screening's time; above it, for all of S)",
     )
     add_run_options(p, json_help="print one JSON object (TailBound.to_dict()) on stdout")
     p.set_defaults(handler=run)

@@ -31,14 +31,14 @@ TYPICAL_QUERIES = 25
 """Queries a calibration typically makes (16-55 measured); used only for the estimate above."""
 FAMILY_SECONDS = 30.0
 """Default ``search_seconds`` of ``tail``: the time limit of the search over homogeneous backgrounds
-(the best pair known of ``scope="all"`` for ``bits >= 2``); at ``bits = 40`` its screening alone takes
-about 25 s."""
+(the best pair known of ``scope="all"`` for ``bits >= 2``); its batched screening is estimated at about
+2 s at ``bits = 40`` and 17 s at ``bits = 64`` (``gpu_rs.pairs.family_search.estimate_seconds``)."""
 MAX_SEARCH_SECONDS = 86_400.0
 """``search_seconds`` must stay below this (a day)."""
-CALIBRATION_SEARCH_SECONDS = 10.0
+CALIBRATION_SEARCH_SECONDS = 1.0
 """``search_seconds`` of the tails a calibration computes whole (its answer and the 3σ rule's q):
-the family search runs where its screening is estimated to fit in this (bits <= 29), so it does not
-multiply the calibration's time at bits = 40 (about 30 s per query there)."""
+the family search runs where its screening is estimated to fit in this (bits <= 35), so it does not
+add to the calibration's time at bits = 40 (about 2 s per search there, issue 30's 15 s target)."""
 MIN_REL_WIDTH = 1e-9
 """Smallest relative width asked of a tail: finer widths sit at float64 round-off of the engine's sums
 and take minutes for no meaningful digit."""

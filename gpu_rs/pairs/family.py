@@ -130,10 +130,34 @@ def _log_pmf(m: int, success: Fraction) -> np.ndarray:
 
 
 @lru_cache(maxsize=4096)
+def pmf_float(m: int, q: float, flipped: bool) -> np.ndarray:
+    """:func:`_pmf` of ``Bin(m, p)`` (``flipped=False``) or ``Bin(m, q)``, each term correctly rounded to float64."""
+    qf = Fraction(q)
+    return np.array([float(e) for e in _pmf(m, qf if flipped else 1 - qf)])
+
+
+@lru_cache(maxsize=4096)
 def _log_pmf_at(m: int, q: float, flipped: bool) -> np.ndarray:
     """:func:`_log_pmf` of ``Bin(m, p)`` (``flipped=False``) or ``Bin(m, q)``, cached by the float ``q``."""
     qf = Fraction(q)
     return _log_pmf(m, qf if flipped else 1 - qf)
+
+
+def signed_atoms(alpha: Any, beta: Any, q: float, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The atoms ``V = A − λB`` with ``A = r^alpha``, ``λB = e^ε r^beta``, their error bounds (:data:`VALUE_ERROR`)
+    and whether ``A`` or ``λB`` leaves the float64 range there (value and error then meaningless). For a
+    key ``(u, w) = (i1 + j1, i0 − j1)`` of a member (module docstring), ``alpha = d − a − b − 2w`` and
+    ``beta = 2u − a − b``."""
+    lr = log_r(q)
+    log_a = np.asarray(alpha, dtype=float) * lr
+    log_lb = eps + np.asarray(beta, dtype=float) * lr
+    over = np.maximum(np.abs(log_a), np.abs(log_lb)) > EXP_LIMIT
+    with np.errstate(over="ignore", invalid="ignore"):
+        top = np.maximum(log_a, log_lb)
+        sign = np.where(log_a >= log_lb, 1.0, -1.0)
+        values = sign * np.exp(top) * -np.expm1(-np.abs(log_a - log_lb))
+        errors = VALUE_ERROR * (np.exp(log_a) + np.exp(log_lb)) * (2.0 + np.abs(log_a) + np.abs(log_lb))
+    return values, errors, over
 
 
 @dataclass(frozen=True)
@@ -160,15 +184,9 @@ def report_atoms(member: Member, q: float, eps: float, user: bool, exact: bool =
     index = ((i1 + j1) * (d - a + b + 1) + (i0 - j1 + b)).ravel()
     keys = np.unique(index)
     u, w = keys // (d - a + b + 1), keys % (d - a + b + 1) - b
-    lr = log_r(q)
-    log_a = (d - a - b - 2.0 * w) * lr
-    log_lb = eps + (2.0 * u - a - b) * lr
-    if max(float(np.abs(log_a).max()), float(np.abs(log_lb).max())) > EXP_LIMIT:
+    values, errors, over = signed_atoms(d - a - b - 2 * w, 2 * u - a - b, q, eps)
+    if over.any():
         raise ValueError(f"the atoms of {member} at q={q!r}, eps={eps!r} overflow float64")
-    top = np.maximum(log_a, log_lb)
-    sign = np.where(log_a >= log_lb, 1.0, -1.0)
-    values = sign * np.exp(top) * -np.expm1(-np.abs(log_a - log_lb))
-    errors = VALUE_ERROR * (np.exp(log_a) + np.exp(log_lb)) * (2.0 + np.abs(log_a) + np.abs(log_lb))
     logs = [_log_pmf_at(a, q, False), _log_pmf_at(d - a, q, not user), _log_pmf_at(b, q, user)]
     log_terms = (logs[0][:, None, None] + logs[1][None, :, None] + logs[2][None, None, :]).ravel()
     if (d + b > EXACT_BITS or not exact) and float(log_terms.min()) > LOG_FLOAT:

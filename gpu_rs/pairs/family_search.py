@@ -1,13 +1,17 @@
 """The largest tail over every homogeneous background (the family of :mod:`gpu_rs.pairs.family`).
 
-Each member's tail has a cheap certified upper bound (:func:`gpu_rs.pairs.family_screen.screen_upper`,
-a truncated Chernoff bound conditioned on the user's report). The seed's pair in both orders is
-evaluated first; then every member whose bound exceeds the best certified lower bound found so
-far is evaluated through the engine at a loose width (:data:`SCREEN_WIDTH`), in rounds: the first
-with :data:`FIRST_TERMS` Fourier terms, each next round with four times as many, for the members
-still *open* (upper bound above the best lower bound, screening width not reached), until none
-is open, the terms reach the plan's limit or the time runs out. A member whose upper bound is at
-most the best lower bound found cannot beat it.
+Each member's tail has a cheap certified upper bound (:mod:`gpu_rs.pairs.family_screen`, a
+truncated Chernoff bound conditioned on the user's report), computed for many members at once. The
+seed's pair in both orders is evaluated first; every member is screened by a coarse pass against its
+certified lower bound, and the members left above it by :data:`FINE_PASSES` fine passes. Then the members whose bound
+still exceeds the best certified lower bound found so far are evaluated through the engine at a
+loose width (:data:`SCREEN_WIDTH`), largest bound first, in rounds: the first with
+:data:`FIRST_TERMS` Fourier terms, each next round with four times as many, for the members still
+*open* (upper bound above the best lower bound, screening width not reached), until none is open,
+the terms reach the plan's limit or the engine's time runs out: it has :data:`ENGINE_SHARE` of the
+screening's time (at least :data:`ENGINE_SECONDS`; all of the search's limit where it is above the default), and
+never past the search's limit. A member whose upper bound is
+at most the best lower bound found cannot beat it.
 
 Every member keeps a certified upper bound (its engine bounds or its screening bound), so the
 answer always holds an upper bound on the whole family, and a best member whose certified lower
@@ -29,14 +33,19 @@ from gpu_rs.engine.bounds import Bounds
 from gpu_rs.engine.pipeline import Plan
 from gpu_rs.pairs import family
 from gpu_rs.pairs.family import Member
-from gpu_rs.pairs.family_screen import screen_upper
+from gpu_rs.pairs.family_screen import COARSE, FINE, screen_uppers
 
 SCREEN_WIDTH = 1e-2
 """Relative width at which candidate members are evaluated."""
 FIRST_TERMS = 1 << 12
 """Fourier terms of a candidate's first evaluation; each later round asks four times as many."""
-SECONDS_PER_MEMBER = (8e-4, 4e-5)
-"""Measured cost of one member's screening bound, ``a + b · L`` seconds (shared 2-core CPU; docs/worst-case.md §5a)."""
+SECONDS_PER_MEMBER = (2e-5, 8e-8)
+"""Measured cost of one member's screening bound, ``a + b · L²`` seconds (shared 2-core CPU; docs/benchmarks.md)."""
+FINE_PASSES = 2
+"""Fine screening passes over the members left above the best tail, each referred to the last one's bounds."""
+ENGINE_SHARE, ENGINE_SECONDS = 0.1, 0.25
+"""The engine's evaluations may take this share of the screening's time, and at least this long: the lower
+end only needs one valid pair (the seed's is one), the upper end only the screening's bounds."""
 MAX_SECONDS = FAMILY_SECONDS
 """Default time limit of a family search (screening and evaluations); estimated longer screenings are not started."""
 
@@ -79,7 +88,7 @@ def member_count(bits: int) -> int:
 
 def estimate_seconds(bits: int) -> float:
     """Estimated time of the screening of :func:`family_max` for ``bits`` bits (any ``n``)."""
-    return member_count(bits) * (SECONDS_PER_MEMBER[0] + SECONDS_PER_MEMBER[1] * bits)
+    return member_count(bits) * (SECONDS_PER_MEMBER[0] + SECONDS_PER_MEMBER[1] * bits**2)
 
 
 def check_time(bits: int, max_seconds: float = MAX_SECONDS) -> None:
@@ -103,7 +112,9 @@ def family_max(
     """The member of largest tail, certified, and a bound on every member's (module docstring).
 
     ``known`` holds members already evaluated at the width asked (the seed's pair); the search
-    stops evaluating once ``max_seconds`` have passed (or would pass during the next evaluation).
+    stops evaluating once ``max_seconds`` have passed (or would pass during the next evaluation), and,
+    unless ``max_seconds`` exceeds the default, once the engine has taken :data:`ENGINE_SHARE` of the
+    screening's time (at least :data:`ENGINE_SECONDS`).
     """
     check_time(prob.bits, max_seconds)
     start = time.perf_counter()
@@ -111,9 +122,17 @@ def family_max(
     for seed in (Member(prob.bits, prob.bits, 0, 0), Member(prob.bits, prob.bits, prob.bits, 0)):
         if seed not in done:
             done[seed] = family.member_bounds(seed, prob, inclusive, plan, xp)
-    upper = {m: screen_upper(m, prob) for m in family.members(prob.bits) if m not in done}
+    best = max(b.lower for b in done.values())
+    rest = [m for m in family.members(prob.bits) if m not in done]
+    upper = screen_uppers(rest, prob, COARSE, dict.fromkeys(rest, best), xp=xp)
+    for _ in range(FINE_PASSES):  # each referred to the bounds of the last
+        above = [m for m in rest if upper[m] > best]
+        for m, bound in screen_uppers(above, prob, FINE, dict(upper), start + max_seconds, xp).items():
+            upper[m] = min(upper[m], bound)
     upper.update({m: b.upper for m, b in done.items()})
-    search = _Rounds(prob, inclusive, xp, start + max_seconds, done, upper)
+    screened = time.perf_counter()
+    engine = max(ENGINE_SECONDS, ENGINE_SHARE * (screened - start)) if max_seconds <= MAX_SECONDS else max_seconds
+    search = _Rounds(prob, inclusive, xp, min(start + max_seconds, screened + engine), done, upper)
     search.run(Plan(max(plan.rel_width, SCREEN_WIDTH), plan.abs_width, min(FIRST_TERMS, plan.max_terms)), plan)
     top = max(done, key=lambda m: (done[m].lower, -m.d))
     if not plan.met(done[top]) and top not in (known or {}) and search.fits(4.0 * search.cost):

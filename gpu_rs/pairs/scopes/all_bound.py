@@ -50,7 +50,7 @@ def best_known(
         f"every one's tail <= {found.upper:.6g}"
     )
     if found.unresolved:
-        note += f"; {found.unresolved} left open at search_seconds={search_seconds:g}"
+        note += f"; {found.unresolved} with a bound above the best pair's tail left undecided"
     if found.bounds.lower > best.lower:
         best = PairBound(found.best.describe(prob.n), found.bounds.lower, found.bounds.upper, found.bounds.method)
     return best, note
