@@ -29,14 +29,15 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from gpu_rs.common.floats import SMALLEST_NORMAL, UNIT
 from gpu_rs.common.logspace import comb_row
 from gpu_rs.engine.atoms import log_r
-from gpu_rs.pairs.counts import OUTSIDE, binomial
+from gpu_rs.pairs import blanket_sum
+from gpu_rs.pairs.counts import OUTSIDE, Binomial, binomial
 
 CELLS = (256, 4096)
 """Lattice steps across one report's (clipped) range of ``h``: the first lattice, and the finest
@@ -54,7 +55,14 @@ MAGNITUDE = 300.0
 CANDIDATES = 1 << 22
 """Candidate levels times values of ``h`` that :func:`clip_level` compares at once (its memory and time)."""
 REPORTS = 2000
-"""At most this many reports are convolved; larger counts are charged the last value (monotonicity)."""
+"""At most this many reports are convolved; larger counts are charged the last value (monotonicity), or
+the hinge of the whole sum answers (:mod:`gpu_rs.pairs.blanket_sum`)."""
+SIGMAS = 8.0
+"""The lattice is skipped where it stops this many standard deviations below ``C``'s mean."""
+HINGE_BELOW = 1e-9
+"""Lattice bounds below this are retried by the hinge of the whole sum (the lattice's floor is about 1e-15) ..."""
+SHORT = 1e-2
+"""... and so are those where the counts past the lattice's rows hold more than this share of its bound."""
 MAX_COUNTS = 1 << 22
 """The blanket is not tried where ``C`` reaches beyond this count: its rows (one float per count up to
 ``C``'s top) would not fit (N = 1e9 near q = 1/2: 6 GB), and they repeat the value at ``REPORTS`` there."""
@@ -179,9 +187,11 @@ def spread(h: np.ndarray, w: np.ndarray, level: float, cells: int) -> Kernel:
     return Kernel(keys[keep], merged[keep], step, 4.0 * UNIT * (w.shape[0] + 2), added)
 
 
-def deltas(kern: Kernel, m_max: int, masses: np.ndarray | None = None, enough: float = -1.0) -> tuple[np.ndarray, int]:
+def deltas(
+    kern: Kernel, m_max: int, masses: np.ndarray | None = None, enough: float = -1.0
+) -> tuple[np.ndarray, int, int]:
     """Upper bounds on ``δ_m(ε)`` for ``m = 1 … m_max`` (row ``m − 1``), each capped by the one before,
-    and the cells times kernel points convolved.
+    the cells times kernel points convolved, and the rows computed (the others repeat the last).
 
     With ``masses`` (the weight of each row in the caller's sum ``Σ masses[m − 1] δ_m``), the
     rows stop as soon as that sum, with every row not yet computed charged the last one, is at most
@@ -235,51 +245,74 @@ def deltas(kern: Kernel, m_max: int, masses: np.ndarray | None = None, enough: f
         if s.shape[0] == 0 or work > WORK or m >= REPORTS or done + float(above[m - 1]) * out[m - 1] <= enough:
             out[m:] = out[m - 1]
             break
-    return out, work
+    return out, work, m
 
 
 def reaches(n: int, bits: int, q: float, sigmas: float) -> bool:
     """Whether the lattice (at most ``REPORTS`` reports) reaches the blanket counts ``C ~ Bin(N − 1, (2q)^L)``
-    takes, to ``sigmas`` standard deviations below their mean; above its reach it charges every count its
-    last value, which is then no better than the clone bounds (measured: equal at N >= 1e5, L = 2 … 8, ε₀ = 4)."""
+    takes, to ``sigmas`` standard deviations below their mean; above its reach its rows would only repeat
+    their last value where ``C`` has no mass, and the hinge of the whole sum answers alone."""
     mean = (n - 1) * blanket_probability(bits, q)
     return mean - sigmas * math.sqrt(mean) <= REPORTS
 
 
+def lattice_delta(
+    h: np.ndarray, w: np.ndarray, c_law: Binomial, enough: float, settle: bool
+) -> tuple[float, np.ndarray, float]:
+    """The lattice's bound (:func:`deltas` summed against ``C``'s window), the rows it charges each count of
+    the window, and the mass of the counts beyond the rows it computed (charged the last one).
+
+    Starts on ``CELLS[0]`` steps and refines 4-fold while the bound exceeds ``enough``, a standard
+    deviation of ``h`` spans fewer than ``RATIO`` steps, and the finer lattice would still fit in ``WORK``.
+    Every lattice's value is a bound; the least is returned, with its rows.
+    """
+    above = np.cumsum(c_law.pmf[::-1])[::-1]
+    c_top = c_law.lo + int(np.argmax(above <= NEGLIGIBLE)) if above[-1] <= NEGLIGIBLE else c_law.hi
+    counts = np.arange(c_law.lo, c_law.hi + 1)
+    if c_top >= MAX_COUNTS:
+        return 1.0, np.ones(counts.shape[0]), 1.0  # the rows' memory (see MAX_COUNTS)
+    # The weight of each row of deltas(...) in the total below, to stop its rows once the total is surely below enough.
+    rows = np.bincount(np.minimum(counts, c_top), c_law.pmf, c_top + 1) * (1.0 + c_law.rel)
+    short = (enough - OUTSIDE) / (1.0 + 2.0 * (c_law.hi - c_law.lo + 8) * UNIT)
+    best, cells = (1.0, np.ones(counts.shape[0]), 1.0), CELLS[0]
+    while True:
+        kern = spread(h, w, clip_level(h, w, cells), cells)
+        dm, work, reached = deltas(kern, c_top + 1, rows if settle else None, short)
+        total = OUTSIDE
+        for c, pc in zip(range(c_law.lo, c_law.hi + 1), c_law.pmf, strict=True):
+            total += float(pc) * (1.0 + c_law.rel) * float(dm[min(c, c_top)])
+        value = total * (1.0 + 2.0 * (c_law.hi - c_law.lo + 4) * UNIT)
+        if value < best[0]:
+            beyond = float(np.sum(c_law.pmf[counts >= reached])) + OUTSIDE
+            best = (value, dm[np.minimum(counts, c_top)], beyond)
+        at = kern.keys * kern.step
+        sigma = math.sqrt(max(float(np.dot(kern.weights, at**2)) - float(np.dot(kern.weights, at)) ** 2, 0.0))
+        if best[0] <= enough or 4 * cells > CELLS[1] or RATIO * kern.step <= sigma or 5 * work > WORK:
+            return best
+        cells *= 4
+
+
 def blanket_delta(
-    n: int, bits: int, q: float, d: int, eps: float, enough: float = -1.0, *, settle: bool = False
+    n: int, bits: int, q: float, d: int, eps: float, enough: float = -1.0, *, settle: bool = False, xp: Any = np
 ) -> float:
     """An upper bound on ``δ(ε)`` over every pair at distance ``d``, in either order.
 
-    Starts on ``CELLS[0]`` steps and refines 4-fold while the bound exceeds ``enough``, a
-    standard deviation of ``h`` spans fewer than ``RATIO`` steps, and the finer lattice would
-    still fit in ``WORK``. Every lattice's value is a bound; the least is returned. With
-    ``settle``, for a caller that only asks whether the bound is at most ``enough``: a lattice
-    stops its counts as soon as its bound is surely at most ``enough`` (see :func:`deltas`), and the
-    value returned is then only known to be at most ``enough``, not the least.
+    The lattice (:func:`lattice_delta`) where it reaches ``C``'s counts; the hinge of the whole sum
+    (:mod:`gpu_rs.pairs.blanket_sum`, taking the lattice's rows for the low counts) where it does not,
+    where the lattice's bound is below ``HINGE_BELOW`` (its rounding floor is about 1e-15), or where the
+    counts past its rows hold more than ``SHORT`` of its bound: the least is returned. With ``settle``, for
+    a caller that only asks whether the bound is at most ``enough``: a lattice stops its counts as soon
+    as its bound is surely at most ``enough`` (see :func:`deltas`), and the value returned is then only
+    known to be at most ``enough``, not the least.
     """
     if bits * math.log(2.0 * (1.0 - q)) + abs(eps) > MAGNITUDE:
         return 1.0  # h spans more than doubles can square: no blanket bound here
     gamma = blanket_probability(bits, q)
     c_law = binomial(n - 1, gamma) if gamma > 0.0 else binomial(0, 0.5)  # γ below the smallest double: C = 0
-    above = np.cumsum(c_law.pmf[::-1])[::-1]
-    c_top = c_law.lo + int(np.argmax(above <= NEGLIGIBLE)) if above[-1] <= NEGLIGIBLE else c_law.hi
-    if c_top >= MAX_COUNTS:
-        return 1.0  # the clone bounds stand alone there (the rows' memory; see MAX_COUNTS)
     h, w = report_values(bits, q, d, eps)
-    # The weight of each row of deltas(...) in the total below, to stop its rows once the total is surely below enough.
-    rows = np.bincount(np.minimum(np.arange(c_law.lo, c_law.hi + 1), c_top), c_law.pmf, c_top + 1) * (1.0 + c_law.rel)
-    short = (enough - OUTSIDE) / (1.0 + 2.0 * (c_law.hi - c_law.lo + 8) * UNIT)
-    value, cells = 1.0, CELLS[0]
-    while True:
-        kern = spread(h, w, clip_level(h, w, cells), cells)
-        dm, work = deltas(kern, c_top + 1, rows if settle else None, short)
-        total = OUTSIDE
-        for c, pc in zip(range(c_law.lo, c_law.hi + 1), c_law.pmf, strict=True):
-            total += float(pc) * (1.0 + c_law.rel) * float(dm[min(c, c_top)])
-        value = min(value, total * (1.0 + 2.0 * (c_law.hi - c_law.lo + 4) * UNIT))
-        at = kern.keys * kern.step
-        sigma = math.sqrt(max(float(np.dot(kern.weights, at**2)) - float(np.dot(kern.weights, at)) ** 2, 0.0))
-        if value <= enough or 4 * cells > CELLS[1] or RATIO * kern.step <= sigma or 5 * work > WORK:
-            return min(1.0, value)
-        cells *= 4
+    value, rows, beyond = 1.0, np.ones(c_law.pmf.shape[0]), 1.0
+    if reaches(n, bits, q, SIGMAS):
+        value, rows, beyond = lattice_delta(h, w, c_law, enough, settle)
+    if eps > 0.0 and gamma > 0.0 and value > enough and (value < HINGE_BELOW or beyond > SHORT * value):
+        value = min(value, blanket_sum.delta(n, gamma, h, w, c_law, rows, enough, xp))
+    return min(1.0, value)
