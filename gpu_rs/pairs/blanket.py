@@ -20,7 +20,10 @@ around it, with weights whose mean is at least ``h`` (a mean-preserving spread, 
 a hair): ``(·)_+`` is convex and increasing, so by Jensen's inequality this can only raise
 ``δ_m``, and it adds only a second-order amount, so the lattice can be coarse (``CELLS``
 steps). ``δ_m`` does not increase with ``m`` (one more uniform report is a post-processing),
-so counts beyond the lattice's reach are charged the last value computed. Where the range of
+so counts beyond the lattice's reach are charged the last value computed; where that charge
+matters, where the lattice cannot reach ``C`` at all, or where its bound nears its rounding floor,
+the hinge of the whole blanket sum bounds every count at once (:mod:`gpu_rs.pairs.blanket_sum`:
+no cap on the counts, no floor). Where the range of
 ``h`` is wide (large ``L``), ``h`` is clipped to ``[−H, H]`` and ``E[(h − H)_+]`` added (see
 :func:`spread`). The derivation is in docs/worst-case.md (§8.2, "The graded blanket").
 """
@@ -38,6 +41,7 @@ from gpu_rs.common.logspace import comb_row
 from gpu_rs.engine.atoms import log_r
 from gpu_rs.pairs import blanket_sum
 from gpu_rs.pairs.counts import OUTSIDE, Binomial, binomial
+from gpu_rs.pairs.lattice import shifted_sum
 
 CELLS = (256, 4096)
 """Lattice steps across one report's (clipped) range of ``h``: the first lattice, and the finest
@@ -69,30 +73,6 @@ MAX_COUNTS = 1 << 22
 TAIL = 1e-16
 """Mass at either end of the sum's law moved inwards every ``MOVE_EVERY`` reports (see :func:`deltas`)."""
 MOVE_EVERY = 4
-
-
-SMALL = 1000
-"""Laws at most this long are convolved from all their products formed at once (:func:`shifted_sum`)."""
-
-
-def shifted_sum(s: np.ndarray, shifts: list[int], weights: np.ndarray, length: int) -> np.ndarray:
-    """``Σ_k weights[k] · s`` with ``s`` placed at ``shifts[k]``, in ``length`` cells, added key by key in order.
-
-    Every entry is the same float as ``out[i : i + len(s)] += w * s`` key by key: the same products, the
-    same order of additions; short laws form all products in one call (fewer calls), long ones one key at a time.
-    """
-    out, n = np.zeros(length), s.shape[0]
-    if n <= SMALL:
-        for i, row in zip(shifts, np.multiply.outer(weights, s), strict=True):
-            part = out[i : i + n]
-            np.add(part, row, out=part)
-        return out
-    term = np.empty(n)
-    for i, w in zip(shifts, weights.tolist(), strict=True):
-        np.multiply(s, w, out=term)
-        part = out[i : i + n]
-        np.add(part, term, out=part)
-    return out
 
 
 class Kernel(NamedTuple):

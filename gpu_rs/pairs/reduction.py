@@ -30,9 +30,9 @@ import numpy as np
 from gpu_rs.common.floats import UNIT
 from gpu_rs.common.logspace import comb_row
 from gpu_rs.engine.atoms import log_r
-from gpu_rs.pairs import blanket
 from gpu_rs.pairs.clones import BLOCK_SHARE, TRIVIAL, clone_probability, given_clones_many
 from gpu_rs.pairs.counts import OUTSIDE, binomial
+from gpu_rs.pairs.lattice import shifted_sum
 
 GRID = 2e-3
 """Lattice step for the sum of the atoms ``a(k)`` (each in ``(0, 2)``)."""
@@ -61,7 +61,7 @@ def kernels(q: float, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
 
 def spread(s: np.ndarray, idx: np.ndarray, law: np.ndarray) -> np.ndarray:
     """The law of ``S + a``: ``s`` on the lattice convolved with the atoms ``idx`` weighted by ``law``."""
-    return blanket.shifted_sum(s, idx.tolist(), law, s.shape[0] + int(idx.max()))
+    return shifted_sum(s, idx.tolist(), law, s.shape[0] + int(idx.max()))
 
 
 def graded_deltas(q: float, d: int, c_max: int, eps: np.ndarray) -> np.ndarray:
