@@ -27,11 +27,11 @@ Z = 4.0
 
 
 def _hinge_only(n, bits, q, d, eps, enough):
-    """The bound of the whole sum alone: every count below ``m0`` charged 1 (no lattice rows)."""
+    """The bound of the whole sum alone: every count below ``m0`` charged 1 (no lattice rows, no bound to beat)."""
     gamma = blanket.blanket_probability(bits, q)
     c_law = counts.binomial(n - 1, gamma)
     h, w = blanket.report_values(bits, q, d, eps)
-    return blanket_sum.delta(n, gamma, h, w, c_law, np.ones(c_law.pmf.shape[0]), enough, np)
+    return blanket_sum.delta(n, gamma, h, w, c_law, np.ones(c_law.pmf.shape[0]), (enough, 2.0), np)
 
 
 @pytest.mark.parametrize(

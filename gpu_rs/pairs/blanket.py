@@ -36,6 +36,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from gpu_rs.common.backend import to_numpy
 from gpu_rs.common.floats import SMALLEST_NORMAL, UNIT
 from gpu_rs.common.logspace import comb_row
 from gpu_rs.engine.atoms import log_r
@@ -63,13 +64,12 @@ REPORTS = 2000
 the hinge of the whole sum answers (:mod:`gpu_rs.pairs.blanket_sum`)."""
 SIGMAS = 8.0
 """The lattice is skipped where it stops this many standard deviations below ``C``'s mean."""
-HINGE_BELOW = 1e-9
-"""Lattice bounds below this are retried by the hinge of the whole sum (the lattice's floor is about 1e-15) ..."""
-SHORT = 1e-2
-"""... and so are those where the counts past the lattice's rows hold more than this share of its bound."""
+HINGE_BELOW, SHORT = 1e-9, 1e-2
+"""The hinge of the whole sum is tried where the lattice's bound is below ``HINGE_BELOW`` (its floor is about
+1e-15), or where the counts past the lattice's rows hold more than ``SHORT`` of its bound."""
 MAX_COUNTS = 1 << 22
-"""The blanket is not tried where ``C`` reaches beyond this count: its rows (one float per count up to
-``C``'s top) would not fit (N = 1e9 near q = 1/2: 6 GB), and they repeat the value at ``REPORTS`` there."""
+"""The lattice is not tried where ``C`` reaches beyond this count: its rows (one float per count up to ``C``'s top)
+would not fit (N = 1e9 near q = 1/2: 6 GB); the hinge of the whole sum answers there."""
 TAIL = 1e-16
 """Mass at either end of the sum's law moved inwards every ``MOVE_EVERY`` reports (see :func:`deltas`)."""
 MOVE_EVERY = 4
@@ -168,7 +168,7 @@ def spread(h: np.ndarray, w: np.ndarray, level: float, cells: int) -> Kernel:
 
 
 def deltas(
-    kern: Kernel, m_max: int, masses: np.ndarray | None = None, enough: float = -1.0
+    kern: Kernel, m_max: int, masses: np.ndarray | None = None, enough: float = -1.0, xp: Any = np
 ) -> tuple[np.ndarray, int, int]:
     """Upper bounds on ``δ_m(ε)`` for ``m = 1 … m_max`` (row ``m − 1``), each capped by the one before,
     the cells times kernel points convolved, and the rows computed (the others repeat the last).
@@ -187,7 +187,8 @@ def deltas(
     - the highest points holding at most ``TAIL`` are moved down to the point ``t`` below them,
       and ``Σ P(v) (v − t)`` is added to every later ``E[(Σ h)_+]``: ``(v + F)_+ <= (v − t) + (t + F)_+``.
     Once ``WORK`` is spent, or after ``REPORTS`` reports, the remaining rows repeat the last (``δ_m``
-    does not increase with ``m``).
+    does not increase with ``m``). The convolutions run in the namespace ``xp`` (the same floats on every
+    backend, :mod:`gpu_rs.pairs.lattice`); the short sums over the law, on the host.
     """
     keys, step = kern.keys, kern.step
     lo, hi = int(keys[0]), int(keys[-1])
@@ -195,30 +196,33 @@ def deltas(
     if masses is None:
         masses, enough = np.zeros(m_max), -1.0  # no stopping on the sum
     above = np.cumsum(masses[::-1])[::-1] - masses  # the mass of the later rows
-    s, first = np.ones(1), 0  # the law of the sum on lattice points first, first + 1, ...
+    s, first = xp.ones(1, dtype=xp.float64), 0  # the law of the sum on lattice points first, first + 1, ...
+    weights = xp.asarray(kern.weights)
     out = np.ones(m_max)
     extra, rel, work, done = 0.0, 0.0, 0, 0.0
     for m in range(1, m_max + 1):
-        nxt = shifted_sum(s, shifts, kern.weights, s.shape[0] + hi - lo)
+        nxt = shifted_sum(s, shifts, weights, s.shape[0] + hi - lo, xp)
         work += nxt.shape[0] * len(shifts)
         first += lo
         drop = max(0, min(nxt.shape[0], -(m_max - m) * hi - first + 1))
         s, first = nxt[drop:], first + drop
         rel += (len(shifts) + 1 + s.shape[0]) * UNIT + kern.rel  # convolution, and the moves below
         if s.shape[0] > 2 and m % MOVE_EVERY == 0:
-            low = int(np.searchsorted(np.cumsum(s), TAIL, side="right"))
+            low = int(np.searchsorted(np.cumsum(to_numpy(s)), TAIL, side="right"))
             if 0 < low < s.shape[0] - 1:
-                s[low] += float(np.sum(s[:low]))
+                s[low] += float(np.sum(to_numpy(s[:low])))
                 s, first = s[low:], first + low
-            top = s.shape[0] - 1 - int(np.searchsorted(np.cumsum(s[::-1]), TAIL, side="right"))
-            if 0 < top < s.shape[0] - 1:
-                moved = float(np.dot(s[top + 1 :], np.arange(1, s.shape[0] - top))) * step
-                extra += moved * (1.0 + 2.0 * (rel + (s.shape[0] + 4) * UNIT))
-                s[top] += float(np.sum(s[top + 1 :]))
+            host = to_numpy(s)
+            top = host.shape[0] - 1 - int(np.searchsorted(np.cumsum(host[::-1]), TAIL, side="right"))
+            if 0 < top < host.shape[0] - 1:
+                moved = float(np.dot(host[top + 1 :], np.arange(1, host.shape[0] - top))) * step
+                extra += moved * (1.0 + 2.0 * (rel + (host.shape[0] + 4) * UNIT))
+                s[top] += float(np.sum(host[top + 1 :]))
                 s = s[: top + 1]
-        values = (np.arange(s.shape[0]) + first) * step  # the lattice point of each entry
+        host = to_numpy(s)
+        values = (np.arange(host.shape[0]) + first) * step  # the lattice point of each entry
         pos = values > 0
-        mean_pos = float(np.dot(s[pos], values[pos])) * (1.0 + 2.0 * (rel + (s.shape[0] + 4) * UNIT))
+        mean_pos = float(np.dot(host[pos], values[pos])) * (1.0 + 2.0 * (rel + (host.shape[0] + 4) * UNIT))
         value = min(1.0, ((mean_pos + extra) / m + kern.added) * (1.0 + 8.0 * UNIT) + 4.0 * UNIT)
         out[m - 1] = min(value, out[m - 2]) if m > 1 else value
         done += float(masses[m - 1]) * out[m - 1]
@@ -230,22 +234,19 @@ def deltas(
 
 def reaches(n: int, bits: int, q: float, sigmas: float) -> bool:
     """Whether the lattice (at most ``REPORTS`` reports) reaches the blanket counts ``C ~ Bin(N − 1, (2q)^L)``
-    takes, to ``sigmas`` standard deviations below their mean; above its reach its rows would only repeat
-    their last value where ``C`` has no mass, and the hinge of the whole sum answers alone."""
+    takes, to ``sigmas`` standard deviations below their mean (else the hinge of the whole sum answers alone)."""
     mean = (n - 1) * blanket_probability(bits, q)
     return mean - sigmas * math.sqrt(mean) <= REPORTS
 
 
 def lattice_delta(
-    h: np.ndarray, w: np.ndarray, c_law: Binomial, enough: float, settle: bool
+    h: np.ndarray, w: np.ndarray, c_law: Binomial, enough: float, settle: bool, xp: Any
 ) -> tuple[float, np.ndarray, float]:
     """The lattice's bound (:func:`deltas` summed against ``C``'s window), the rows it charges each count of
     the window, and the mass of the counts beyond the rows it computed (charged the last one).
 
-    Starts on ``CELLS[0]`` steps and refines 4-fold while the bound exceeds ``enough``, a standard
-    deviation of ``h`` spans fewer than ``RATIO`` steps, and the finer lattice would still fit in ``WORK``.
-    Every lattice's value is a bound; the least is returned, with its rows.
-    """
+    Starts on ``CELLS[0]`` steps and refines 4-fold while the bound exceeds ``enough``, a standard deviation of
+    ``h`` spans fewer than ``RATIO`` steps, and the finer lattice fits in ``WORK``: the least bound is returned."""
     above = np.cumsum(c_law.pmf[::-1])[::-1]
     c_top = c_law.lo + int(np.argmax(above <= NEGLIGIBLE)) if above[-1] <= NEGLIGIBLE else c_law.hi
     counts = np.arange(c_law.lo, c_law.hi + 1)
@@ -257,7 +258,7 @@ def lattice_delta(
     best, cells = (1.0, np.ones(counts.shape[0]), 1.0), CELLS[0]
     while True:
         kern = spread(h, w, clip_level(h, w, cells), cells)
-        dm, work, reached = deltas(kern, c_top + 1, rows if settle else None, short)
+        dm, work, reached = deltas(kern, c_top + 1, rows if settle else None, short, xp)
         total = OUTSIDE
         for c, pc in zip(range(c_law.lo, c_law.hi + 1), c_law.pmf, strict=True):
             total += float(pc) * (1.0 + c_law.rel) * float(dm[min(c, c_top)])
@@ -292,7 +293,7 @@ def blanket_delta(
     h, w = report_values(bits, q, d, eps)
     value, rows, beyond = 1.0, np.ones(c_law.pmf.shape[0]), 1.0
     if reaches(n, bits, q, SIGMAS):
-        value, rows, beyond = lattice_delta(h, w, c_law, enough, settle)
+        value, rows, beyond = lattice_delta(h, w, c_law, enough, settle, xp)
     if eps > 0.0 and gamma > 0.0 and value > enough and (value < HINGE_BELOW or beyond > SHORT * value):
-        value = min(value, blanket_sum.delta(n, gamma, h, w, c_law, rows, enough, xp))
+        value = min(value, blanket_sum.delta(n, gamma, h, w, c_law, rows, (enough, value), xp))
     return min(1.0, value)

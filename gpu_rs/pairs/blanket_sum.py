@@ -38,6 +38,8 @@ MAX_TERMS = 1 << 15
 """Most frequencies of the hinge's spectrum."""
 CHERNOFF_BELOW = 1e-12
 """Where Chernoff's hinge already gives a bound below this, the tilted hinge (a spectrum) is not computed."""
+WORTH = 0.9
+"""The tilted hinge is computed only where its estimate is below this share of the caller's bound."""
 BELOW_WINDOW = 256
 """Values of ``m0`` tried below the window of ``C`` (evenly spaced; any ``m0`` gives a bound)."""
 
@@ -62,10 +64,12 @@ def sum_law(n: int, gamma: float, h: np.ndarray, w: np.ndarray) -> tuple[SumLaw,
     return SumLaw(tuple(parts)), s
 
 
-def log_hinges(law: SumLaw, lo: float, hi: float, xp: Any) -> tuple[float, Callable[[], float]] | None:
+def log_hinges(law: SumLaw, lo: float, hi: float, xp: Any) -> tuple[float, float, Callable[[], float]] | None:
     """Logs of upper bounds on ``E[(Y − y)_+]`` for every ``y`` in ``[lo, hi]``: Chernoff's at the saddle point
-    of the middle (cheap), and a function giving the tilted hinge's (a spectrum; never above Chernoff's);
-    None where the middle is not above the mean or the saddle point is not found."""
+    of the middle (cheap); an estimate of the tilted hinge's, ``e^{K − θy}/(θ² σ_θ √(2π))`` (``σ_θ`` the tilted
+    standard deviation; not a bound, it only decides whether to compute it); and a function giving the tilted
+    hinge's (a spectrum; never above Chernoff's). None where the middle is not above the mean or the saddle
+    point is not found."""
     theta = tilt.saddle(law, 0.5 * (lo + hi), 1.0)
     tilted = None if theta is None else tilt.tilt(law, theta)
     if theta is None or tilted is None:
@@ -75,13 +79,16 @@ def log_hinges(law: SumLaw, lo: float, hi: float, xp: Any) -> tuple[float, Calla
     x = k_log - theta * lo - 1.0 - math.log(theta)
     chernoff = x + k_err + 8.0 * UNIT * (abs(k_log) + abs(theta * lo) + abs(math.log(theta)) + 1.0)
 
+    sd = math.sqrt(sum(c * float(np.dot(w.probs, (w.values - w.mean) ** 2)) for w, c in tilted[0].parts))
+    estimate = x + 1.0 - math.log(theta * sd * math.sqrt(2.0 * math.pi)) if sd > 0.0 else chernoff
+
     def spectral() -> float:
         found = tilt.Tilted(tilted, 0.5 * (lo + hi), True, theta, xp).hinge(lo, hi, REL_WIDTH, 0.0, MAX_TERMS)
         if found is None or found.upper <= FLOOR:
             return chernoff
         return min(chernoff, math.log(found.upper) + 4.0 * UNIT * abs(math.log(found.upper)))
 
-    return chernoff, spectral
+    return chernoff, min(chernoff, estimate), spectral
 
 
 def least(log_h: float, n: int, gamma: float, c_law: Binomial, rows: np.ndarray) -> float:
@@ -102,14 +109,24 @@ def least(log_h: float, n: int, gamma: float, c_law: Binomial, rows: np.ndarray)
 
 
 def delta(
-    n: int, gamma: float, h: np.ndarray, w: np.ndarray, c_law: Binomial, rows: np.ndarray, enough: float, xp: Any
+    n: int,
+    gamma: float,
+    h: np.ndarray,
+    w: np.ndarray,
+    c_law: Binomial,
+    rows: np.ndarray,
+    bounds: tuple[float, float],
+    xp: Any,
 ) -> float:
     """An upper bound on ``Σ_m P(C + 1 = m) δ_m`` (module docstring), or 1 where the hinge is not found.
 
     ``h``, ``w``: one report's values of ``h`` (upper bounds) and their uniform weights; ``c_law``: ``C``'s
-    window; ``rows[c − c_law.lo]``: an upper bound on ``δ_{c+1}`` for each count of the window. Chernoff's
-    hinge answers where its bound is at most ``enough`` or ``CHERNOFF_BELOW``; else the tilted hinge's.
+    window; ``rows[c − c_law.lo]``: an upper bound on ``δ_{c+1}`` for each count of the window; ``bounds``:
+    the bound the caller needs to know it is below, and the one it has. Chernoff's hinge answers where its
+    bound is at most the first or ``CHERNOFF_BELOW``, or where the tilted hinge is not expected to beat the
+    second by ``WORTH`` (its estimate); else the tilted hinge's (a spectrum, the costly part).
     """
+    enough, current = bounds
     found = sum_law(n, gamma, h, w)
     if found is None:
         return 1.0
@@ -119,6 +136,6 @@ def delta(
     if hinges is None:
         return 1.0
     value = least(hinges[0], n, gamma, c_law, rows)
-    if value <= max(enough, CHERNOFF_BELOW):
+    if value <= max(enough, CHERNOFF_BELOW) or least(hinges[1], n, gamma, c_law, rows) > WORTH * current:
         return value
-    return min(value, least(hinges[1](), n, gamma, c_law, rows))
+    return min(value, least(hinges[2](), n, gamma, c_law, rows))
