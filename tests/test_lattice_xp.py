@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import oracles_pairs as op
 import pytest
 
 from gpu_rs.common.backend import get_backend, to_numpy
@@ -48,3 +49,38 @@ def test_graded_clone_rows_are_the_numpy_floats(xp):
     assert (
         reduction.graded_delta(300, 5, 0.2, 4, eps, xp).tolist() == reduction.graded_delta(300, 5, 0.2, 4, eps).tolist()
     )
+
+
+def test_fft_sum_is_within_its_bound_of_the_direct_sum(xp):
+    rng = np.random.default_rng(31)
+    for n, k in [(3000, 200), (20000, 600)]:
+        s, w = rng.random(n), rng.random(k)
+        s, w = s / s.sum(), w / w.sum()
+        shifts = np.sort(rng.choice(3 * k, k, replace=False))
+        shifts = (shifts - shifts[0]).tolist()
+        direct = lattice.shifted_sum(s, shifts, w, n + shifts[-1], np)
+        got, err, _ = lattice.add_report(xp.asarray(s), shifts, xp.asarray(w), 1e-9, 1.0, xp)
+        assert err > 1e-9  # the law's own absolute error is carried, and the FFT's added
+        assert float(np.abs(to_numpy(got) - direct).sum()) <= err - 1e-9 * 0.999
+        # with no room for the FFT's error the direct sum is taken: the same floats
+        same, carried, _ = lattice.add_report(xp.asarray(s), shifts, xp.asarray(w), 0.0, 0.0, xp)
+        assert to_numpy(same).tolist() == direct.tolist() and carried == 0.0
+
+
+def test_blanket_rows_by_fft_contain_the_exact_rows(xp, monkeypatch):
+    """Every report added by FFT (thresholds lowered to 1): each row still at least the exact ``δ_m`` of the
+    spread lattice's pair (tests/oracles_pairs.py), and at most 0.2 % above the direct rows."""
+    h, w = blanket.report_values(8, 0.05, 8, 0.5)
+    kern = blanket.spread(h, w, blanket.clip_level(h, w, blanket.CELLS[0]), blanket.CELLS[0])
+    direct = blanket.deltas(kern, 4, xp=np)[0]
+    used = []
+    monkeypatch.setattr(lattice, "FFT_KEYS", 1)
+    monkeypatch.setattr(lattice, "FFT_LENGTH", 1)
+    original = lattice.fft_error
+    monkeypatch.setattr(lattice, "fft_error", lambda *a: used.append(1) or original(*a))
+    got = blanket.deltas(kern, 4, xp=xp)[0]
+    assert used
+    types = op.reduced_types(8, 8, 0.05, "blanket")
+    for m in range(1, 5):
+        exact = float(op._delta_m_exact(types, m, [math.exp(0.5)])[0])
+        assert exact <= got[m - 1] <= direct[m - 1] * (1.0 + 2e-3) + 1e-12, (m, exact, got, direct)

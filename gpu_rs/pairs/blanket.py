@@ -20,12 +20,11 @@ around it, with weights whose mean is at least ``h`` (a mean-preserving spread, 
 a hair): ``(·)_+`` is convex and increasing, so by Jensen's inequality this can only raise
 ``δ_m``, and it adds only a second-order amount, so the lattice can be coarse (``CELLS``
 steps). ``δ_m`` does not increase with ``m`` (one more uniform report is a post-processing),
-so counts beyond the lattice's reach are charged the last value computed; where that charge
-matters, where the lattice cannot reach ``C`` at all, or where its bound nears its rounding floor,
-the hinge of the whole blanket sum bounds every count at once (:mod:`gpu_rs.pairs.blanket_sum`:
-no cap on the counts, no floor). Where the range of
-``h`` is wide (large ``L``), ``h`` is clipped to ``[−H, H]`` and ``E[(h − H)_+]`` added (see
-:func:`spread`). The derivation is in docs/worst-case.md (§8.2, "The graded blanket").
+so counts beyond the lattice's reach are charged the last value computed; where that charge matters,
+where the lattice cannot reach ``C`` at all, or near its rounding floor, the hinge of the whole blanket
+sum bounds every count at once (:mod:`gpu_rs.pairs.blanket_sum`: no cap, no floor). Where the range of
+``h`` is wide (large ``L``), ``h`` is clipped to ``[−H, H]`` and ``E[(h − H)_+]`` added (:func:`spread`).
+The derivation is in docs/worst-case.md (§8.2, "The graded blanket").
 """
 
 from __future__ import annotations
@@ -42,11 +41,10 @@ from gpu_rs.common.logspace import comb_row
 from gpu_rs.engine.atoms import log_r
 from gpu_rs.pairs import blanket_sum
 from gpu_rs.pairs.counts import OUTSIDE, Binomial, binomial
-from gpu_rs.pairs.lattice import shifted_sum
+from gpu_rs.pairs.lattice import FFT_SHARE, add_report
 
 CELLS = (256, 4096)
-"""Lattice steps across one report's (clipped) range of ``h``: the first lattice, and the finest
-(each refinement has 4 times the steps of the one before)."""
+"""Lattice steps across one report's (clipped) range of ``h``: the first lattice, and the finest (4-fold steps)."""
 RATIO = 32.0
 """Refinement stops once a standard deviation of one report's ``h`` spans this many steps."""
 SLACK = 1e-6
@@ -60,8 +58,7 @@ MAGNITUDE = 300.0
 CANDIDATES = 1 << 22
 """Candidate levels times values of ``h`` that :func:`clip_level` compares at once (its memory and time)."""
 REPORTS = 2000
-"""At most this many reports are convolved; larger counts are charged the last value (monotonicity), or
-the hinge of the whole sum answers (:mod:`gpu_rs.pairs.blanket_sum`)."""
+"""At most this many reports are convolved; larger counts get the last value, or the hinge of the whole sum."""
 SIGMAS = 8.0
 """The lattice is skipped where it stops this many standard deviations below ``C``'s mean."""
 HINGE_BELOW, SHORT = 1e-9, 1e-2
@@ -173,11 +170,9 @@ def deltas(
     """Upper bounds on ``δ_m(ε)`` for ``m = 1 … m_max`` (row ``m − 1``), each capped by the one before,
     the cells times kernel points convolved, and the rows computed (the others repeat the last).
 
-    With ``masses`` (the weight of each row in the caller's sum ``Σ masses[m − 1] δ_m``), the
-    rows stop as soon as that sum, with every row not yet computed charged the last one, is at most
-    ``enough``: the rows left repeat the last, a bound on them (``δ_m`` does not increase with ``m``).
-    It can stop only where the full sum would be at most ``enough`` too (up to round-off), so
-    a caller that only asks whether its bound is below ``enough`` gets the same answer.
+    With ``masses`` (the weight of each row in the caller's sum ``Σ masses[m − 1] δ_m``), the rows stop as
+    soon as that sum, every row not yet computed charged the last one, is at most ``enough`` (a bound:
+    ``δ_m`` does not increase with ``m``), which the full sum would then be too, up to round-off.
 
     Three steps keep the law of the sum short, none of which can lower a bound:
     - mass at a point ``v`` with ``v + (m_max − m) · max(keys) <= 0`` after ``m`` reports can never
@@ -186,10 +181,9 @@ def deltas(
       to the next one (raising a sum can only raise ``(·)_+``);
     - the highest points holding at most ``TAIL`` are moved down to the point ``t`` below them,
       and ``Σ P(v) (v − t)`` is added to every later ``E[(Σ h)_+]``: ``(v + F)_+ <= (v − t) + (t + F)_+``.
-    Once ``WORK`` is spent, or after ``REPORTS`` reports, the remaining rows repeat the last (``δ_m``
-    does not increase with ``m``). The convolutions run in the namespace ``xp`` (the same floats on every
-    backend, :mod:`gpu_rs.pairs.lattice`); the short sums over the law, on the host.
-    """
+    Once ``WORK`` is spent, or after ``REPORTS`` reports, the remaining rows repeat the last. The convolutions
+    run in ``xp`` (:mod:`gpu_rs.pairs.lattice`; an FFT's round-off is carried as an absolute error and added to
+    every sum over the law), the short sums over the law on the host."""
     keys, step = kern.keys, kern.step
     lo, hi = int(keys[0]), int(keys[-1])
     shifts = (keys - lo).tolist()
@@ -199,10 +193,12 @@ def deltas(
     s, first = xp.ones(1, dtype=xp.float64), 0  # the law of the sum on lattice points first, first + 1, ...
     weights = xp.asarray(kern.weights)
     out = np.ones(m_max)
-    extra, rel, work, done = 0.0, 0.0, 0, 0.0
+    extra, rel, work, done, absolute = 0.0, 0.0, 0, 0.0, 0.0
     for m in range(1, m_max + 1):
-        nxt = shifted_sum(s, shifts, weights, s.shape[0] + hi - lo, xp)
-        work += nxt.shape[0] * len(shifts)
+        scale = max(abs(first + lo + s.shape[0] + hi - lo), s.shape[0] + hi - lo, abs(first + lo)) * step
+        budget = FFT_SHARE * out[m - 2] * m / scale if m > 1 else 0.0  # the FFT's error: <= FFT_SHARE of δ_{m−1}
+        nxt, absolute, cost = add_report(s, shifts, weights, absolute, budget, xp)
+        work += cost
         first += lo
         drop = max(0, min(nxt.shape[0], -(m_max - m) * hi - first + 1))
         s, first = nxt[drop:], first + drop
@@ -215,14 +211,19 @@ def deltas(
             host = to_numpy(s)
             top = host.shape[0] - 1 - int(np.searchsorted(np.cumsum(host[::-1]), TAIL, side="right"))
             if 0 < top < host.shape[0] - 1:
-                moved = float(np.dot(host[top + 1 :], np.arange(1, host.shape[0] - top))) * step
+                moved = (
+                    float(np.dot(host[top + 1 :], np.arange(1, host.shape[0] - top))) + absolute * host.shape[0]
+                ) * step
                 extra += moved * (1.0 + 2.0 * (rel + (host.shape[0] + 4) * UNIT))
                 s[top] += float(np.sum(host[top + 1 :]))
                 s = s[: top + 1]
         host = to_numpy(s)
         values = (np.arange(host.shape[0]) + first) * step  # the lattice point of each entry
         pos = values > 0
-        mean_pos = float(np.dot(host[pos], values[pos])) * (1.0 + 2.0 * (rel + (host.shape[0] + 4) * UNIT))
+        top_value = absolute * max(abs(float(values[-1])), abs(float(values[0]))) if host.shape[0] else 0.0
+        mean_pos = (float(np.dot(host[pos], values[pos])) + top_value) * (
+            1.0 + 2.0 * (rel + (host.shape[0] + 4) * UNIT)
+        )
         value = min(1.0, ((mean_pos + extra) / m + kern.added) * (1.0 + 8.0 * UNIT) + 4.0 * UNIT)
         out[m - 1] = min(value, out[m - 2]) if m > 1 else value
         done += float(masses[m - 1]) * out[m - 1]
