@@ -504,6 +504,16 @@ so δ_m is nonincreasing in m.
   to the point t below them while Σ P(v)(v − t) is added to every later E[(Σ h)_+], since
   (v + F)_+ ≤ (v − t) + (t + F)_+ for v ≥ t.
 - Relative errors of the convolutions, of the moves and of the final positive sum are applied outwards.
+- *Backends and FFT* (issue 30, item 2; `pairs/lattice.py`). The convolutions of this lattice and of §8.1's
+  run in the backend's array namespace (NumPy, CuPy, array-api-strict): the same products added in the same
+  order, so the same floats on every backend (tests/test_lattice_xp.py). Where the law and one report's
+  kernel are both long (at least 128 kernel points and 2048 cells), a report may be added by FFT (length N,
+  a power of 2) instead. Its round-off is bounded in the 1-norm by √len·[(2g + 4u)(‖s‖₂‖k‖₁ + ‖s‖₁‖k‖₂) +
+  g²√N‖s‖₂‖k‖₂ + g‖s‖₁‖k‖₂], g = 64u·log₂N (Higham, *Accuracy and Stability of Numerical Algorithms*,
+  Thm 24.2: log₂N·η with η ≈ 6u for a radix-2 FFT, taken with a margin of 10), carried through later reports
+  by the kernel's mass, and added, times the largest |lattice value|, to every sum over the law (the
+  positive part and the mass moved down). The FFT is taken only while that adds at most 10⁻³ of the last
+  δ_m; at the settings of this document the thresholds are not reached, so the direct floats stand.
 - Counts beyond the lattice's reach (the work limit, 2000 reports, or the count above which at most
   10⁻¹² of C lies) are charged the last value, by monotonicity, or bounded all at once by the hinge of the
   whole sum (*Every count*, below).
