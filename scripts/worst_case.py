@@ -21,6 +21,9 @@ import numpy as np
 
 import gpu_rs
 from gpu_rs.pairs import clones, every_pair, family
+from gpu_rs.reference.blanket import blanket_delta
+from gpu_rs.reference.generic_bounds import fmt_delta, local_epsilon, variation_ratio_delta
+from gpu_rs.reference.variation_ratio import rr_variation_ratio_delta
 
 BACKEND = "numpy"
 COMMAND = "python scripts/worst_case.py"
@@ -866,11 +869,21 @@ def anchor_cell(x):
     return "1" if x >= 1.0 else ("< 1e-323" if x <= 5e-324 else f"{x:.3g}")
 
 
-def section_anchors(out):
-    from gpu_rs.reference.blanket import blanket_delta
-    from gpu_rs.reference.generic_bounds import fmt_delta, local_epsilon, variation_ratio_delta
-    from gpu_rs.reference.variation_ratio import rr_variation_ratio_delta
+def published_delta(delta_of, args, eps):
+    """A published ``δ``, ``delta_of(*args, ε)``."""
+    return delta_of(*args, eps)
 
+
+def anchor_row(out, setting, ours, of):
+    """A row of §8.9: the setting, our cells, then every published bound through ``of`` (δ, or §8.3's tail)."""
+    n, bits, q, eps = setting
+    eps0 = local_epsilon(bits, q)
+    theirs = [of(f, (n, eps0), eps) for f in (fmt_delta, variation_ratio_delta, blanket_delta)]
+    cells = [*ours, *theirs, of(rr_variation_ratio_delta, (n, bits, q), eps)]
+    out.append(f"| {n:,}, {bits}, {q}, {eps:.4g} | {' | '.join(anchor_cell(x) for x in cells)} |")
+
+
+def section_anchors(out):
     out += [
         "### 8.9 The anchors: every published bound beside ours (issue 29)",
         "",
@@ -889,14 +902,9 @@ def section_anchors(out):
         "|---|---|---|---|---|---|---|",
     ]
     for n, bits, q, eps in ANCHOR_SETTINGS:
-        eps0 = local_epsilon(bits, q)
         ours = float(every_pair.curve(n, bits, q).deltas(np.array([eps]))[0])
         homogeneous = gpu_rs.privacy_profile(n, bits, q, scope="homogeneous", abs_width=1e-300, backend=BACKEND)
-        lower = homogeneous.delta(eps).lower
-        theirs = [fmt_delta(n, eps0, eps), variation_ratio_delta(n, eps0, eps), blanket_delta(n, eps0, eps)]
-        vr = rr_variation_ratio_delta(n, bits, q, eps)
-        cells = " | ".join(anchor_cell(x) for x in [lower, ours, *theirs, vr])
-        out.append(f"| {n:,}, {bits}, {q}, {eps:.4g} | {cells} |")
+        anchor_row(out, (n, bits, q, eps), [homogeneous.delta(eps).lower, ours], published_delta)
     out += [
         "",
         "The tail P[R > e^ε] over every pair: ours is `every_pair.curve(N, L, q).tail(ε)`; each published δ is "
@@ -907,12 +915,7 @@ def section_anchors(out):
         "|---|---|---|---|---|---|",
     ]
     for n, bits, q, eps in ANCHOR_TAILS:
-        eps0 = local_epsilon(bits, q)
-        ours = every_pair.curve(n, bits, q).tail(eps).bound
-        theirs = [published_tail(f, (n, eps0), eps) for f in (fmt_delta, variation_ratio_delta, blanket_delta)]
-        vr = published_tail(rr_variation_ratio_delta, (n, bits, q), eps)
-        cells = " | ".join(anchor_cell(x) for x in [ours, *theirs, vr])
-        out.append(f"| {n:,}, {bits}, {q}, {eps:.4g} | {cells} |")
+        anchor_row(out, (n, bits, q, eps), [every_pair.curve(n, bits, q).tail(eps).bound], published_tail)
     out += ["", ANCHORS_READING.strip("\n"), ""]
 
 
