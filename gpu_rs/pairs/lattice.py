@@ -29,12 +29,15 @@ def shifted_sum(s: Any, shifts: list[int], weights: Any, length: int, xp: Any) -
 
     Every entry is the same float as ``out[i : i + len(s)] += w * s`` key by key: the same products, the
     same order of additions; short laws form all products in one call (fewer calls), long ones one key at a
-    time. ``s`` and ``weights`` are arrays of ``xp``.
+    time. ``s`` and ``weights`` are arrays of ``xp``. The three namespaces gpu_rs runs on (NumPy, CuPy,
+    ``array-api-strict``) return views for basic slices, so each in-place add writes into ``out`` directly
+    (no copy back; tests/test_lattice_xp.py checks the floats on each).
     """
     out, n = xp.zeros(length, dtype=xp.float64), s.shape[0]
     rows = weights[:, None] * s[None, :] if n <= SMALL else None
     for k, i in enumerate(shifts):
-        out[i : i + n] += rows[k, :] if rows is not None else weights[k] * s
+        part = out[i : i + n]
+        part += rows[k, :] if rows is not None else weights[k] * s
     return out
 
 
@@ -79,9 +82,10 @@ def add_report(
     """
     n, span = s.shape[0], shifts[-1] + 1
     length = n + span - 1
-    host_w = to_numpy(weights)
-    carried = absolute * float(np.sum(host_w)) * (1.0 + (len(shifts) + 2) * UNIT)
-    if len(shifts) >= FFT_KEYS and n >= FFT_LENGTH:
+    long = len(shifts) >= FFT_KEYS and n >= FFT_LENGTH
+    host_w = to_numpy(weights) if long or absolute > 0.0 else None
+    carried = absolute * float(np.sum(host_w)) * (1.0 + (len(shifts) + 2) * UNIT) if host_w is not None else 0.0
+    if long and host_w is not None:
         kernel = np.zeros(span)
         kernel[shifts] = host_w
         err = fft_error(to_numpy(s), kernel, length)
