@@ -88,6 +88,16 @@ class Backend:
         return host_free_memory()
 
 
+def to_numpy(x: Any) -> np.ndarray:
+    """A host NumPy array of ``x`` from any backend's namespace: the same array for NumPy (no copy), a copy
+    from the device for CuPy, and by DLPack for the others (``array-api-strict``)."""
+    if isinstance(x, np.ndarray):
+        return x
+    if type(x).__module__.split(".")[0] == "cupy":
+        return x.get()
+    return np.from_dlpack(x)
+
+
 def host_free_memory() -> int:
     """Available host memory in bytes (``MemAvailable``), 4 GiB when unknown."""
     try:

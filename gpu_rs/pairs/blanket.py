@@ -20,27 +20,31 @@ around it, with weights whose mean is at least ``h`` (a mean-preserving spread, 
 a hair): ``(·)_+`` is convex and increasing, so by Jensen's inequality this can only raise
 ``δ_m``, and it adds only a second-order amount, so the lattice can be coarse (``CELLS``
 steps). ``δ_m`` does not increase with ``m`` (one more uniform report is a post-processing),
-so counts beyond the lattice's reach are charged the last value computed. Where the range of
-``h`` is wide (large ``L``), ``h`` is clipped to ``[−H, H]`` and ``E[(h − H)_+]`` added (see
-:func:`spread`). The derivation is in docs/worst-case.md (§8.2, "The graded blanket").
+so counts beyond the lattice's reach are charged the last value computed; where that charge matters,
+where the lattice cannot reach ``C`` at all, or near its rounding floor, the hinge of the whole blanket
+sum bounds every count at once (:mod:`gpu_rs.pairs.blanket_sum`: no cap, no floor). Where the range of
+``h`` is wide (large ``L``), ``h`` is clipped to ``[−H, H]`` and ``E[(h − H)_+]`` added (:func:`spread`).
+The derivation is in docs/worst-case.md (§8.2, "The graded blanket").
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from gpu_rs.common.backend import to_numpy
 from gpu_rs.common.floats import SMALLEST_NORMAL, UNIT
 from gpu_rs.common.logspace import comb_row
 from gpu_rs.engine.atoms import log_r
-from gpu_rs.pairs.counts import OUTSIDE, binomial
+from gpu_rs.pairs import blanket_sum
+from gpu_rs.pairs.counts import OUTSIDE, Binomial, binomial
+from gpu_rs.pairs.lattice import FFT_SHARE, add_report
 
 CELLS = (256, 4096)
-"""Lattice steps across one report's (clipped) range of ``h``: the first lattice, and the finest
-(each refinement has 4 times the steps of the one before)."""
+"""Lattice steps across one report's (clipped) range of ``h``: the first lattice, and the finest (4-fold steps)."""
 RATIO = 32.0
 """Refinement stops once a standard deviation of one report's ``h`` spans this many steps."""
 SLACK = 1e-6
@@ -54,37 +58,18 @@ MAGNITUDE = 300.0
 CANDIDATES = 1 << 22
 """Candidate levels times values of ``h`` that :func:`clip_level` compares at once (its memory and time)."""
 REPORTS = 2000
-"""At most this many reports are convolved; larger counts are charged the last value (monotonicity)."""
+"""At most this many reports are convolved; larger counts get the last value, or the hinge of the whole sum."""
+SIGMAS = 8.0
+"""The lattice is skipped where it stops this many standard deviations below ``C``'s mean."""
+HINGE_BELOW, SHORT = 1e-9, 1e-2
+"""The hinge of the whole sum is tried where the lattice's bound is below ``HINGE_BELOW`` (its floor is about
+1e-15), or where the counts past the lattice's rows hold more than ``SHORT`` of its bound."""
 MAX_COUNTS = 1 << 22
-"""The blanket is not tried where ``C`` reaches beyond this count: its rows (one float per count up to
-``C``'s top) would not fit (N = 1e9 near q = 1/2: 6 GB), and they repeat the value at ``REPORTS`` there."""
+"""The lattice is not tried where ``C`` reaches beyond this count: its rows (one float per count up to ``C``'s top)
+would not fit (N = 1e9 near q = 1/2: 6 GB); the hinge of the whole sum answers there."""
 TAIL = 1e-16
 """Mass at either end of the sum's law moved inwards every ``MOVE_EVERY`` reports (see :func:`deltas`)."""
 MOVE_EVERY = 4
-
-
-SMALL = 1000
-"""Laws at most this long are convolved from all their products formed at once (:func:`shifted_sum`)."""
-
-
-def shifted_sum(s: np.ndarray, shifts: list[int], weights: np.ndarray, length: int) -> np.ndarray:
-    """``Σ_k weights[k] · s`` with ``s`` placed at ``shifts[k]``, in ``length`` cells, added key by key in order.
-
-    Every entry is the same float as ``out[i : i + len(s)] += w * s`` key by key: the same products, the
-    same order of additions; short laws form all products in one call (fewer calls), long ones one key at a time.
-    """
-    out, n = np.zeros(length), s.shape[0]
-    if n <= SMALL:
-        for i, row in zip(shifts, np.multiply.outer(weights, s), strict=True):
-            part = out[i : i + n]
-            np.add(part, row, out=part)
-        return out
-    term = np.empty(n)
-    for i, w in zip(shifts, weights.tolist(), strict=True):
-        np.multiply(s, w, out=term)
-        part = out[i : i + n]
-        np.add(part, term, out=part)
-    return out
 
 
 class Kernel(NamedTuple):
@@ -179,15 +164,15 @@ def spread(h: np.ndarray, w: np.ndarray, level: float, cells: int) -> Kernel:
     return Kernel(keys[keep], merged[keep], step, 4.0 * UNIT * (w.shape[0] + 2), added)
 
 
-def deltas(kern: Kernel, m_max: int, masses: np.ndarray | None = None, enough: float = -1.0) -> tuple[np.ndarray, int]:
+def deltas(
+    kern: Kernel, m_max: int, masses: np.ndarray | None = None, enough: float = -1.0, xp: Any = np
+) -> tuple[np.ndarray, int, int]:
     """Upper bounds on ``δ_m(ε)`` for ``m = 1 … m_max`` (row ``m − 1``), each capped by the one before,
-    and the cells times kernel points convolved.
+    the cells times kernel points convolved, and the rows computed (the others repeat the last).
 
-    With ``masses`` (the weight of each row in the caller's sum ``Σ masses[m − 1] δ_m``), the
-    rows stop as soon as that sum, with every row not yet computed charged the last one, is at most
-    ``enough``: the rows left repeat the last, a bound on them (``δ_m`` does not increase with ``m``).
-    It can stop only where the full sum would be at most ``enough`` too (up to round-off), so
-    a caller that only asks whether its bound is below ``enough`` gets the same answer.
+    With ``masses`` (the weight of each row in the caller's sum ``Σ masses[m − 1] δ_m``), the rows stop as
+    soon as that sum, every row not yet computed charged the last one, is at most ``enough`` (a bound:
+    ``δ_m`` does not increase with ``m``), which the full sum would then be too, up to round-off.
 
     Three steps keep the law of the sum short, none of which can lower a bound:
     - mass at a point ``v`` with ``v + (m_max − m) · max(keys) <= 0`` after ``m`` reports can never
@@ -196,90 +181,120 @@ def deltas(kern: Kernel, m_max: int, masses: np.ndarray | None = None, enough: f
       to the next one (raising a sum can only raise ``(·)_+``);
     - the highest points holding at most ``TAIL`` are moved down to the point ``t`` below them,
       and ``Σ P(v) (v − t)`` is added to every later ``E[(Σ h)_+]``: ``(v + F)_+ <= (v − t) + (t + F)_+``.
-    Once ``WORK`` is spent, or after ``REPORTS`` reports, the remaining rows repeat the last (``δ_m``
-    does not increase with ``m``).
-    """
+    Once ``WORK`` is spent, or after ``REPORTS`` reports, the remaining rows repeat the last. The convolutions
+    run in ``xp`` (:mod:`gpu_rs.pairs.lattice`; an FFT's round-off is carried as an absolute error and added to
+    every sum over the law), the short sums over the law on the host."""
     keys, step = kern.keys, kern.step
     lo, hi = int(keys[0]), int(keys[-1])
     shifts = (keys - lo).tolist()
     if masses is None:
         masses, enough = np.zeros(m_max), -1.0  # no stopping on the sum
     above = np.cumsum(masses[::-1])[::-1] - masses  # the mass of the later rows
-    s, first = np.ones(1), 0  # the law of the sum on lattice points first, first + 1, ...
+    s, first = xp.ones(1, dtype=xp.float64), 0  # the law of the sum on lattice points first, first + 1, ...
+    weights = xp.asarray(kern.weights)
     out = np.ones(m_max)
-    extra, rel, work, done = 0.0, 0.0, 0, 0.0
+    extra, rel, work, done, absolute = 0.0, 0.0, 0, 0.0, 0.0
     for m in range(1, m_max + 1):
-        nxt = shifted_sum(s, shifts, kern.weights, s.shape[0] + hi - lo)
-        work += nxt.shape[0] * len(shifts)
+        scale = max(abs(first + lo + s.shape[0] + hi - lo), s.shape[0] + hi - lo, abs(first + lo)) * step
+        budget = FFT_SHARE * out[m - 2] * m / scale if m > 1 else 0.0  # the FFT's error: <= FFT_SHARE of δ_{m−1}
+        nxt, absolute, cost = add_report(s, shifts, weights, absolute, budget, xp)
+        work += cost
         first += lo
         drop = max(0, min(nxt.shape[0], -(m_max - m) * hi - first + 1))
         s, first = nxt[drop:], first + drop
         rel += (len(shifts) + 1 + s.shape[0]) * UNIT + kern.rel  # convolution, and the moves below
         if s.shape[0] > 2 and m % MOVE_EVERY == 0:
-            low = int(np.searchsorted(np.cumsum(s), TAIL, side="right"))
+            low = int(np.searchsorted(np.cumsum(to_numpy(s)), TAIL, side="right"))
             if 0 < low < s.shape[0] - 1:
-                s[low] += float(np.sum(s[:low]))
+                s[low] += float(np.sum(to_numpy(s[:low])))
                 s, first = s[low:], first + low
-            top = s.shape[0] - 1 - int(np.searchsorted(np.cumsum(s[::-1]), TAIL, side="right"))
-            if 0 < top < s.shape[0] - 1:
-                moved = float(np.dot(s[top + 1 :], np.arange(1, s.shape[0] - top))) * step
-                extra += moved * (1.0 + 2.0 * (rel + (s.shape[0] + 4) * UNIT))
-                s[top] += float(np.sum(s[top + 1 :]))
+            host = to_numpy(s)
+            top = host.shape[0] - 1 - int(np.searchsorted(np.cumsum(host[::-1]), TAIL, side="right"))
+            if 0 < top < host.shape[0] - 1:
+                moved = (
+                    float(np.dot(host[top + 1 :], np.arange(1, host.shape[0] - top))) + absolute * host.shape[0]
+                ) * step
+                extra += moved * (1.0 + 2.0 * (rel + (host.shape[0] + 4) * UNIT))
+                s[top] += float(np.sum(host[top + 1 :]))
                 s = s[: top + 1]
-        values = (np.arange(s.shape[0]) + first) * step  # the lattice point of each entry
+        host = to_numpy(s)
+        values = (np.arange(host.shape[0]) + first) * step  # the lattice point of each entry
         pos = values > 0
-        mean_pos = float(np.dot(s[pos], values[pos])) * (1.0 + 2.0 * (rel + (s.shape[0] + 4) * UNIT))
+        top_value = absolute * max(abs(float(values[-1])), abs(float(values[0]))) if host.shape[0] else 0.0
+        mean_pos = (float(np.dot(host[pos], values[pos])) + top_value) * (
+            1.0 + 2.0 * (rel + (host.shape[0] + 4) * UNIT)
+        )
         value = min(1.0, ((mean_pos + extra) / m + kern.added) * (1.0 + 8.0 * UNIT) + 4.0 * UNIT)
         out[m - 1] = min(value, out[m - 2]) if m > 1 else value
         done += float(masses[m - 1]) * out[m - 1]
         if s.shape[0] == 0 or work > WORK or m >= REPORTS or done + float(above[m - 1]) * out[m - 1] <= enough:
             out[m:] = out[m - 1]
             break
-    return out, work
+    return out, work, m
 
 
 def reaches(n: int, bits: int, q: float, sigmas: float) -> bool:
     """Whether the lattice (at most ``REPORTS`` reports) reaches the blanket counts ``C ~ Bin(N − 1, (2q)^L)``
-    takes, to ``sigmas`` standard deviations below their mean; above its reach it charges every count its
-    last value, which is then no better than the clone bounds (measured: equal at N >= 1e5, L = 2 … 8, ε₀ = 4)."""
+    takes, to ``sigmas`` standard deviations below their mean (else the hinge of the whole sum answers alone)."""
     mean = (n - 1) * blanket_probability(bits, q)
     return mean - sigmas * math.sqrt(mean) <= REPORTS
 
 
+def lattice_delta(
+    h: np.ndarray, w: np.ndarray, c_law: Binomial, enough: float, settle: bool, xp: Any
+) -> tuple[float, np.ndarray, float]:
+    """The lattice's bound (:func:`deltas` summed against ``C``'s window), the rows it charges each count of
+    the window, and the mass of the counts beyond the rows it computed (charged the last one).
+
+    Starts on ``CELLS[0]`` steps and refines 4-fold while the bound exceeds ``enough``, a standard deviation of
+    ``h`` spans fewer than ``RATIO`` steps, and the finer lattice fits in ``WORK``: the least bound is returned."""
+    above = np.cumsum(c_law.pmf[::-1])[::-1]
+    c_top = c_law.lo + int(np.argmax(above <= NEGLIGIBLE)) if above[-1] <= NEGLIGIBLE else c_law.hi
+    counts = np.arange(c_law.lo, c_law.hi + 1)
+    if c_top >= MAX_COUNTS:
+        return 1.0, np.ones(counts.shape[0]), 1.0  # the rows' memory (see MAX_COUNTS)
+    # The weight of each row of deltas(...) in the total below, to stop its rows once the total is surely below enough.
+    rows = np.bincount(np.minimum(counts, c_top), c_law.pmf, c_top + 1) * (1.0 + c_law.rel)
+    short = (enough - OUTSIDE) / (1.0 + 2.0 * (c_law.hi - c_law.lo + 8) * UNIT)
+    best, cells = (1.0, np.ones(counts.shape[0]), 1.0), CELLS[0]
+    while True:
+        kern = spread(h, w, clip_level(h, w, cells), cells)
+        dm, work, reached = deltas(kern, c_top + 1, rows if settle else None, short, xp)
+        total = OUTSIDE
+        for c, pc in zip(range(c_law.lo, c_law.hi + 1), c_law.pmf, strict=True):
+            total += float(pc) * (1.0 + c_law.rel) * float(dm[min(c, c_top)])
+        value = total * (1.0 + 2.0 * (c_law.hi - c_law.lo + 4) * UNIT)
+        if value < best[0]:
+            beyond = float(np.sum(c_law.pmf[counts >= reached])) + OUTSIDE
+            best = (value, dm[np.minimum(counts, c_top)], beyond)
+        at = kern.keys * kern.step
+        sigma = math.sqrt(max(float(np.dot(kern.weights, at**2)) - float(np.dot(kern.weights, at)) ** 2, 0.0))
+        if best[0] <= enough or 4 * cells > CELLS[1] or RATIO * kern.step <= sigma or 5 * work > WORK:
+            return best
+        cells *= 4
+
+
 def blanket_delta(
-    n: int, bits: int, q: float, d: int, eps: float, enough: float = -1.0, *, settle: bool = False
+    n: int, bits: int, q: float, d: int, eps: float, enough: float = -1.0, *, settle: bool = False, xp: Any = np
 ) -> float:
     """An upper bound on ``δ(ε)`` over every pair at distance ``d``, in either order.
 
-    Starts on ``CELLS[0]`` steps and refines 4-fold while the bound exceeds ``enough``, a
-    standard deviation of ``h`` spans fewer than ``RATIO`` steps, and the finer lattice would
-    still fit in ``WORK``. Every lattice's value is a bound; the least is returned. With
-    ``settle``, for a caller that only asks whether the bound is at most ``enough``: a lattice
-    stops its counts as soon as its bound is surely at most ``enough`` (see :func:`deltas`), and the
-    value returned is then only known to be at most ``enough``, not the least.
+    The lattice (:func:`lattice_delta`) where it reaches ``C``'s counts; the hinge of the whole sum
+    (:mod:`gpu_rs.pairs.blanket_sum`, taking the lattice's rows for the low counts) where it does not,
+    where the lattice's bound is below ``HINGE_BELOW`` (its rounding floor is about 1e-15), or where the
+    counts past its rows hold more than ``SHORT`` of its bound: the least is returned. With ``settle``, for
+    a caller that only asks whether the bound is at most ``enough``: a lattice stops its counts as soon
+    as its bound is surely at most ``enough`` (see :func:`deltas`), and the value returned is then only
+    known to be at most ``enough``, not the least.
     """
     if bits * math.log(2.0 * (1.0 - q)) + abs(eps) > MAGNITUDE:
         return 1.0  # h spans more than doubles can square: no blanket bound here
     gamma = blanket_probability(bits, q)
     c_law = binomial(n - 1, gamma) if gamma > 0.0 else binomial(0, 0.5)  # γ below the smallest double: C = 0
-    above = np.cumsum(c_law.pmf[::-1])[::-1]
-    c_top = c_law.lo + int(np.argmax(above <= NEGLIGIBLE)) if above[-1] <= NEGLIGIBLE else c_law.hi
-    if c_top >= MAX_COUNTS:
-        return 1.0  # the clone bounds stand alone there (the rows' memory; see MAX_COUNTS)
     h, w = report_values(bits, q, d, eps)
-    # The weight of each row of deltas(...) in the total below, to stop its rows once the total is surely below enough.
-    rows = np.bincount(np.minimum(np.arange(c_law.lo, c_law.hi + 1), c_top), c_law.pmf, c_top + 1) * (1.0 + c_law.rel)
-    short = (enough - OUTSIDE) / (1.0 + 2.0 * (c_law.hi - c_law.lo + 8) * UNIT)
-    value, cells = 1.0, CELLS[0]
-    while True:
-        kern = spread(h, w, clip_level(h, w, cells), cells)
-        dm, work = deltas(kern, c_top + 1, rows if settle else None, short)
-        total = OUTSIDE
-        for c, pc in zip(range(c_law.lo, c_law.hi + 1), c_law.pmf, strict=True):
-            total += float(pc) * (1.0 + c_law.rel) * float(dm[min(c, c_top)])
-        value = min(value, total * (1.0 + 2.0 * (c_law.hi - c_law.lo + 4) * UNIT))
-        at = kern.keys * kern.step
-        sigma = math.sqrt(max(float(np.dot(kern.weights, at**2)) - float(np.dot(kern.weights, at)) ** 2, 0.0))
-        if value <= enough or 4 * cells > CELLS[1] or RATIO * kern.step <= sigma or 5 * work > WORK:
-            return min(1.0, value)
-        cells *= 4
+    value, rows, beyond = 1.0, np.ones(c_law.pmf.shape[0]), 1.0
+    if reaches(n, bits, q, SIGMAS):
+        value, rows, beyond = lattice_delta(h, w, c_law, enough, settle, xp)
+    if eps > 0.0 and gamma > 0.0 and value > enough and (value < HINGE_BELOW or beyond > SHORT * value):
+        value = min(value, blanket_sum.delta(n, gamma, h, w, c_law, rows, (enough, value), xp))
+    return min(1.0, value)

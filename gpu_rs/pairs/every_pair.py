@@ -38,10 +38,9 @@ ANCHORS = 16
 """Most values of ``ε`` per call of :meth:`Curve.deltas` at which new graded blankets are computed."""
 STEPS = tuple(0.005 * 1.25**i for i in range(40))
 """Gaps ``ε − ε'`` tried for the step from ``δ(ε')`` to the tail at ``ε`` (negative ``ε'`` allowed)."""
-BLANKET_STEPS = tuple(range(12, 27, 2))
-"""Indices into ``STEPS`` (gaps 0.07 … 1.1) where the graded blanket, slower, is also tried."""
-BLANKET_FLOOR = 1e-14
-"""Distances whose bound is below this are not tried on the blanket (its own rounding floor is about 1e-15)."""
+BLANKET_STEPS = tuple(range(0, 27, 2))
+"""Indices into ``STEPS`` (gaps 0.005 … 1.1) where the graded blanket, slower, is also tried; the walk
+starts at gap 0.43 (``STEPS[20]``)."""
 CURVES = 16
 """Curves kept by :func:`curve` (the least recently used go first)."""
 
@@ -177,14 +176,14 @@ class Curve:
         if not per_d:
             return np.zeros(eps.shape)
         lowered = {d: values.copy() for d, values in per_d.items()}
-        if self.uses_blanket and blanket.reaches(self.n, self.bits, self.q, SKIP_SIGMAS):
+        if self.uses_blanket:
             order = np.argsort(eps)
             count = eps.shape[0]
             picks = order if count <= ANCHORS else order[np.linspace(0, count - 1, ANCHORS).astype(int)]
             for i in sorted(picks, key=lambda j: eps[j]):
                 running = decide
                 for d in sorted(lowered, key=lambda k: -float(lowered[k][i])):
-                    if lowered[d][i] <= max(running, BLANKET_FLOOR):
+                    if lowered[d][i] <= running:
                         break  # no distance left can raise the maximum at this anchor
                     value = self.blanket(d, float(eps[i]), running, settle=True)
                     later = eps >= eps[i]  # δ(ε) does not increase with ε
@@ -233,11 +232,11 @@ class Curve:
         (``per_d``: the graded clone bound at each step; ``cap``: a bound over every pair at each step, and
         its name), each lowered by the graded blanket where it may decide."""
         factor = -np.expm1(-np.array(STEPS))
-        worst, start = TailBound(0.0, float(grid[0]), 1), len(BLANKET_STEPS) // 2
+        worst, start = TailBound(0.0, float(grid[0]), 1), BLANKET_STEPS.index(20)
         for d in order:
             values, graded = np.minimum(per_d[d], cap[0]), per_d[d]
             # else nothing can change: the distance is already within the running maximum
-            if self.uses_blanket and float(values.min()) > max(BLANKET_FLOOR, worst.bound) and worst.bound < 1.0:
+            if self.uses_blanket and float(values.min()) > worst.bound and worst.bound < 1.0:
                 start = self._blanket_search(d, grid, factor, values, start, worst.bound)
             i = int(np.argmin(values))
             if values[i] > worst.bound:

@@ -24,15 +24,17 @@ docs/worst-case.md (§8.1, "The graded clone reduction").
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
+from gpu_rs.common.backend import to_numpy
 from gpu_rs.common.floats import UNIT
 from gpu_rs.common.logspace import comb_row
 from gpu_rs.engine.atoms import log_r
-from gpu_rs.pairs import blanket
 from gpu_rs.pairs.clones import BLOCK_SHARE, TRIVIAL, clone_probability, given_clones_many
 from gpu_rs.pairs.counts import OUTSIDE, binomial
+from gpu_rs.pairs.lattice import shifted_sum
 
 GRID = 2e-3
 """Lattice step for the sum of the atoms ``a(k)`` (each in ``(0, 2)``)."""
@@ -59,25 +61,26 @@ def kernels(q: float, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
     return up, down, law_w, law_p, law_q, 8.0 * (d + 4) * UNIT
 
 
-def spread(s: np.ndarray, idx: np.ndarray, law: np.ndarray) -> np.ndarray:
-    """The law of ``S + a``: ``s`` on the lattice convolved with the atoms ``idx`` weighted by ``law``."""
-    return blanket.shifted_sum(s, idx.tolist(), law, s.shape[0] + int(idx.max()))
+def spread(s: Any, idx: np.ndarray, law: np.ndarray, xp: Any) -> Any:
+    """The law of ``S + a``: ``s`` on the lattice convolved with the atoms ``idx`` weighted by ``law`` (in ``xp``)."""
+    return shifted_sum(s, idx.tolist(), xp.asarray(law), s.shape[0] + int(idx.max()), xp)
 
 
-def graded_deltas(q: float, d: int, c_max: int, eps: np.ndarray) -> np.ndarray:
+def graded_deltas(q: float, d: int, c_max: int, eps: np.ndarray, xp: Any = np) -> np.ndarray:
     """Upper bounds on ``δ_c(ε)`` of the graded pair, for ``c = 0 … c_max`` and each ``ε``.
 
-    Each row is also capped by the row before (``δ_c`` does not increase with ``c``).
+    Each row is also capped by the row before (``δ_c`` does not increase with ``c``). The convolutions run
+    in the namespace ``xp`` (the same floats on every backend), the tails on the host.
     """
     up, down, law_w, law_p, law_q, rel_law = kernels(q, d)
     lam = np.exp(eps)
-    s_up, s_down = np.ones(1), np.ones(1)
+    s_up, s_down = xp.ones(1, dtype=xp.float64), xp.ones(1, dtype=xp.float64)
     out = np.ones((c_max + 1, eps.shape[0]))
     for c in range(c_max + 1):
         if c:
-            s_up, s_down = spread(s_up, up, law_w), spread(s_down, down, law_w)
-        p_tail = np.cumsum(spread(s_up, up, law_p)[::-1])[::-1]
-        q_tail = np.cumsum(spread(s_down, down, law_q)[::-1])[::-1]
+            s_up, s_down = spread(s_up, up, law_w, xp), spread(s_down, down, law_w, xp)
+        p_tail = np.cumsum(to_numpy(spread(s_up, up, law_p, xp))[::-1])[::-1]
+        q_tail = np.cumsum(to_numpy(spread(s_down, down, law_q, xp))[::-1])[::-1]
         rel = 2.0 * ((c + 1) * ((d + 3) * UNIT + rel_law) + (p_tail.shape[0] + q_tail.shape[0]) * UNIT)
         tau = 2.0 * (c + 1) * lam / (1.0 + lam) / GRID
         # P: every lattice point that may lie above τ; Q: only those surely above it.
@@ -112,7 +115,7 @@ def reaches(n: int, clone_prob: float, d: int, sigmas: float) -> bool:
     return by_work >= mean - sigmas * math.sqrt(mean * (1.0 - clone_prob)) - 1.0
 
 
-def graded_delta(n: int, bits: int, q: float, d: int, eps: np.ndarray) -> np.ndarray:
+def graded_delta(n: int, bits: int, q: float, d: int, eps: np.ndarray, xp: Any = np) -> np.ndarray:
     """Upper bounds on ``δ(ε)`` over every pair at distance ``d`` (either order), for each ``ε``.
 
     ``Σ_c P(C = c) min(graded δ_c, collapsed δ_c)``; past the lattice's reach each block of
@@ -122,9 +125,9 @@ def graded_delta(n: int, bits: int, q: float, d: int, eps: np.ndarray) -> np.nda
     eps0 = d * -log_r(q) * (1.0 + 8.0 * UNIT)
     pd = clone_probability(bits, q, d)
     if n == 1 or pd <= 0.0:
-        return graded_deltas(q, d, 0, eps)[0]
+        return graded_deltas(q, d, 0, eps, xp)[0]
     c_max = reach(n, pd, d)
-    graded = graded_deltas(q, d, c_max, eps)
+    graded = graded_deltas(q, d, c_max, eps, xp)
     c_law = binomial(n - 1, pd)
     cdf = np.concatenate([[0.0], np.cumsum(c_law.pmf)])
     total = np.full(eps.shape[0], OUTSIDE)
