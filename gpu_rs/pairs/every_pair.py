@@ -12,10 +12,9 @@ three proven bounds (docs/worst-case.md §4, §8):
 
 So ``δ_d(ε)``, the least of them, never above the stronger clone bound (which covers every pair at
 once, §8.7), bounds every pair at distance ``d``, and ``max_d δ_d(ε)`` every pair. A :class:`Curve`
-holds them for one ``(N, L, q)`` and answers ``δ`` at an array of ``ε`` for the profile
-(:meth:`Curve.deltas`) and the tail through the
-step of docs/worst-case.md §8.3 (:meth:`Curve.tail`): ``P[R > e^ε] <= δ_d(ε') / (1 − e^(ε' − ε))`` for
-every ``ε' < ε``, the least over a grid of steps per distance, then the largest over ``d``.
+holds them for one ``(N, L, q)`` and answers ``δ`` at an array of ``ε`` (:meth:`Curve.deltas`) and the
+tail by docs/worst-case.md §8.3 (:meth:`Curve.tail`): ``P[R > e^ε] <= δ_d(ε') / (1 − e^(ε' − ε))``
+for every ``ε' < ε``, the least over a grid of steps per distance, then the largest over ``d``.
 :func:`curve` returns the same object for the same setting, which keeps each lattice and tail under
 the exact question that produced it (asked again, it costs nothing and gives the same floats).
 """
@@ -41,6 +40,8 @@ STEPS = tuple(0.005 * 1.25**i for i in range(40))
 BLANKET_STEPS = tuple(range(0, 27, 2))
 """Indices into ``STEPS`` (gaps 0.005 … 1.1) where the graded blanket, slower, is also tried; the walk
 starts at gap 0.43 (``STEPS[20]``)."""
+POOLS_FLOOR = 1e-14
+"""The pools are not tried where the blanket is below this (they gain a factor of a few at most)."""
 CURVES = 16
 """Curves kept by :func:`curve` (the least recently used go first)."""
 
@@ -106,7 +107,7 @@ class Curve:
         key = (d, eps, enough, settle)
         if key not in self.memo:
             value = blanket.blanket_delta(self.n, self.bits, self.q, d, eps, enough, settle=settle)
-            if self.pools and value > max(enough, BLANKET_FLOOR):
+            if self.pools and value > max(enough, POOLS_FLOOR):
                 if (d, eps) not in self.pooled:
                     self.pooled[d, eps] = pools.pools_delta(self.n, self.bits, self.q, d, eps)
                 value = min(value, self.pooled[d, eps])
@@ -288,8 +289,8 @@ class Curve:
         collapsed = clones.collapsed_tail(self.n, self.bits, self.q, eps, worst.bound)  # taken only below worst.bound
         if collapsed[0] < worst.bound:
             worst = TailBound(collapsed[0], collapsed[1], collapsed[2], "clone reduction")
-        if self.pools:  # the pools may move the walk over the steps: never above the curve without them
-            worst = min(worst, Curve(self.n, self.bits, self.q, self.blankets).tail(eps), key=lambda t: t.bound)
+        if self.pools and self.blankets:  # the pools may move the walk over the steps: never above the curve without
+            worst = min(worst, curve(self.n, self.bits, self.q).tail(eps), key=lambda t: t.bound)
         return worst
 
 
