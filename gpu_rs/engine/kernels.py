@@ -13,13 +13,15 @@ and a bound on ``∫_T^∞ m(t)(4 + t/P) dt`` (the window's end: the true integr
   ``m = (1 − ηt + η²t²/2) e^{−ηt}``, ``J = −iω/z²``, ``Jm = 1/z − η/z² + η²/z³`` (``z = η − iω``).
 * :class:`Exponential`: the privacy-loss payoff ``h(u) = 1 − e^{−u}``, for which
   ``E[h(L − ε)_+] = E_P[(1 − e^{ε − L})_+]`` is ``δ(ε)`` of a pair whose privacy loss is ``L``:
-  ``G = e^{−ηu} − e^{−(η+1)u}``, ``w = (η+1) e^{−(η+1)t} − η e^{−ηt}``,
-  ``m = (η+1) e^{−(η+1)t} + η e^{−ηt}`` (so ``∫ m = 2``), and with ``z₁ = z + 1``
+  ``G = e^{−ηu} − e^{−(η+1)u}``, ``w = e^{−ηt} x(t)`` with ``x = (η+1) e^{−t} − η``, and from
+  ``|x| <= (x² + a²)/(2a)`` (any ``a > 0``; ``a² = η/(η+2)`` makes ``∫ m`` least, about ``1/η``)
 
-      J = −iω / (z z₁),        Jm = η/z + (η+1)/z₁,        ∫ G = 1/(η(η+1)),
+      m = [(η+1)² e^{−(η+2)t} − 2η(η+1) e^{−(η+1)t} + (η² + a²) e^{−ηt}] / (2a),
+      J = −iω / (z z₁),      Jm = [(η+1)²/z₂ − 2η(η+1)/z₁ + (η² + a²)/z] / (2a),      z_c = z + c,
 
-  ``∫ |w| = 2 max G <= 2 min(1, 1/(eη))`` (``G <= u e^{−ηu}`` and ``G <= 1``), and the window's end
-  ``∫_T^∞ m (4 + t/P) <= 2 e^{−ηT} (4 + T/P + 1/(ηP))``.
+  ``∫ m = (1/(η+2) + a²/η)/(2a)``, ``∫ G = 1/(η(η+1))``, ``∫ |w| = 2 max G <= 2 min(1, 1/(eη))``
+  (``G <= u e^{−ηu}`` and ``G <= 1``), and, as ``x² <= η² + 1``, ``m <= B e^{−ηt}`` with
+  ``B = (η² + 1 + a²)/(2a)``: the window's end leaves ``B e^{−ηT}(4/η + T/(ηP) + 1/(η²P))``.
 
 Every transform is written in ``s = ω/η`` without cancellation that the bound does not cover;
 each carries a round-off bound of 64 units relative to the sum of its parts' magnitudes.
@@ -84,9 +86,14 @@ class Exponential:
     eta: float
 
     @property
+    def a(self) -> float:
+        """The ``a`` of ``|x| <= (x² + a²)/(2a)`` that makes ``∫ m`` least."""
+        return math.sqrt(self.eta / (self.eta + 2.0))
+
+    @property
     def total(self) -> float:
-        """``∫ m``."""
-        return 2.0
+        """``∫ m = (1/(η + 2) + a²/η) / (2a)``."""
+        return (1.0 / (self.eta + 2.0) + self.a**2 / self.eta) / (2.0 * self.a) * (1.0 + 8.0 * UNIT)
 
     @property
     def integral(self) -> float:
@@ -99,21 +106,28 @@ class Exponential:
         return 2.0 * min(1.0, 1.0 / (math.e * self.eta))
 
     def beyond(self, end: float, period: float) -> float:
-        """The window's end ``T`` beyond the threshold: the error it leaves."""
-        return 2.0 * math.exp(-self.eta * end) * (4.0 + end / period + 1.0 / (self.eta * period))
+        """The window's end ``T`` beyond the threshold: the error it leaves (``m <= B e^{−ηt}``)."""
+        eta, a = self.eta, self.a
+        top = (eta * eta + 1.0 + a * a) / (2.0 * a)
+        return top * math.exp(-eta * end) * (4.0 / eta + end / (eta * period) + 1.0 / (eta * eta * period)) * 1.01
 
     def transforms(self, xp: Any, s: Any) -> Transforms:
-        """``J``, ``Jm`` and their round-off at ``ω = sη``."""
-        rho = 1.0 / self.eta
-        r1 = 1.0 + rho
+        """``J``, ``Jm`` and their round-off at ``ω = sη``: ``1/(z + c) = (r_c + is)/(η(r_c² + s²))``."""
+        eta, a = self.eta, self.a
+        r1 = 1.0 + 1.0 / eta
         a1, b1 = 1.0 + s * s, r1 * r1 + s * s
-        den = self.eta * a1 * b1
-        j_re, j_im = (2.0 + rho) * s * s / den, -s * (r1 - s * s) / den
+        den = eta * a1 * b1
+        j_re, j_im = (1.0 + r1) * s * s / den, -s * (r1 - s * s) / den
         j_err = (64.0 * UNIT) * (xp.abs(j_re) + xp.abs(j_im))
-        j_abs = s / (self.eta * xp.sqrt(a1 * b1)) * (1.0 + 8.0 * UNIT)
-        m_re, m_im = 1.0 / a1 + r1 * r1 / b1, s / a1 + r1 * s / b1
-        m_err = (64.0 * UNIT) * (m_re + m_im)
-        return j_re, j_im, j_err, j_abs, m_re, m_im, m_err
+        j_abs = s / (eta * xp.sqrt(a1 * b1)) * (1.0 + 8.0 * UNIT)
+        weights = ((eta * eta + a * a) / (2.0 * a), -eta * (eta + 1.0) / a, (eta + 1.0) ** 2 / (2.0 * a))
+        m_re, m_im, size = 0.0 * s, 0.0 * s, 0.0 * s
+        for c, weight in enumerate(weights):
+            r = 1.0 + c / eta
+            d = eta * (r * r + s * s)
+            re, im = weight * r / d, weight * s / d
+            m_re, m_im, size = m_re + re, m_im + im, size + xp.abs(re) + xp.abs(im)
+        return j_re, j_im, j_err, j_abs, m_re, m_im, (64.0 * UNIT) * size
 
 
 def kernel(name: str, eta: float) -> Linear | Exponential:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -64,6 +65,11 @@ class PrivacyProfile(ToDict):
             self.evaluated.append(found.at_upper)
             return found
         return tuple(self.epsilon(float(d), eps_tol) for d in np.asarray(delta, dtype=float).ravel())
+
+    @property
+    def eps_top(self) -> float:
+        """``L log((1 − q)/q)``: the largest privacy loss of one report, beyond which ``δ = 0``."""
+        return self.bits * math.log((1.0 - self.q) / self.q)
 
     def to_dp_accounting(self, **options: Any) -> Any:
         """A pessimistic dp_accounting ``PrivacyLossDistribution`` built from the certified upper ``δ(ε)``.

@@ -1,0 +1,75 @@
+"""Certified ``δ`` of the composition of discrete pairs: one engine hinge per ``ε`` (docs/composition.md).
+
+For independent releases with privacy losses ``ℓ_1 … ℓ_T`` (under ``P̂``; each finite with
+probability ``1 − ω_∞,i``), the composed pair's
+
+    δ(ε) = E[(1 − e^{ε − Σ ℓ_i})_+] = (1 − A) + A · E[(1 − e^{y − Y})_+ | all finite],
+
+``A = Π (1 − ω_∞,i)``, ``Y = Σ (ℓ_i − shift_i)`` (non-negative atoms) and ``y = ε − Σ shift_i``.
+The conditional expectation is the engine's tilted hinge with the exponential payoff
+(:mod:`gpu_rs.engine.kernels`), the float error of the atoms moving ``y`` within ``[lo, hi]``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from gpu_rs.common.floats import UNIT
+from gpu_rs.engine import tilt
+from gpu_rs.engine.laws import SumLaw
+from gpu_rs.quantities.compose_pairs import LossPmf, infinity_factor
+
+
+class Side:
+    """One order of one composed pair (dominating or dominated): its sum law and its last tilt."""
+
+    def __init__(self, pmfs: list[tuple[LossPmf, int]], max_terms: int, xp: Any) -> None:
+        parts, shift, err = [], 0.0, 0.0
+        for pmf, times in pmfs:
+            law, s = pmf.law()
+            parts.append((law, times))
+            shift += times * s
+            err += times * 2.0 * pmf.value_error
+        self.law = SumLaw(tuple(parts))
+        self.shift, self.err = shift, err + 8.0 * UNIT * abs(shift) * (len(pmfs) + 1)
+        self.finite = infinity_factor(pmfs)
+        self.max_terms, self.xp = max_terms, xp
+        self.near: tilt.Tilted | None = None
+        self.sd = math.sqrt(sum(c * float((w.probs * (w.values - w.mean) ** 2).sum()) for w, c in self.law.parts))
+
+    def _tilted(self, lo: float, hi: float) -> tilt.Tilted | None:
+        """A tilt for thresholds ``[lo, hi]``: the last one where it fits, else the saddle point's.
+
+        At or below the mean there is no saddle point of positive ``θ``; any ``θ`` is exact, and the
+        one whose tilted mean is a standard deviation above the mean serves.
+        """
+        if self.near is not None and self.near.fits(lo, hi, True):
+            return self.near
+        y = 0.5 * (lo + hi)
+        made = tilt.Tilted.make(self.law, y, True, self.xp)
+        if made is None and y < self.law.mean + self.sd < self.law.max:
+            theta = tilt.saddle(self.law, self.law.mean + self.sd, 1.0)
+            tilted = None if theta is None else tilt.tilt(self.law, theta)
+            if tilted is not None and theta is not None:
+                made = tilt.Tilted(tilted, y, True, theta, self.xp)
+        if made is not None:
+            self.near = made
+        return made
+
+    def delta(self, eps: float, rel_width: float, abs_width: float) -> tuple[float, float]:
+        """Certified ``(lower, upper)`` of the composed pair's ``δ(eps)``."""
+        y = eps - self.shift
+        lo, hi = y - self.err - 4.0 * UNIT * abs(y), y + self.err + 4.0 * UNIT * abs(y)
+        h_lo, h_hi = 0.0, 0.0
+        if lo < self.law.max:  # Y <= max <= y: the payoff is 0
+            h_lo, h_hi = 0.0, 1.0
+            near = self._tilted(lo, hi)
+            found = None if near is None else near.hinge(lo, hi, rel_width, abs_width, self.max_terms, "exponential")
+            if found is not None:
+                h_lo, h_hi = found.lower, min(1.0, found.upper)
+        log_lo, log_hi = self.finite
+        miss_lo, miss_hi = -math.expm1(log_hi) * (1.0 - 4.0 * UNIT), -math.expm1(log_lo) * (1.0 + 4.0 * UNIT)
+        a_lo, a_hi = math.exp(log_lo) * (1.0 - 4.0 * UNIT), min(1.0, math.exp(log_hi) * (1.0 + 4.0 * UNIT))
+        lower = max(0.0, (miss_lo + a_lo * h_lo) * (1.0 - 4.0 * UNIT))
+        return lower, min(1.0, (miss_hi + a_hi * h_hi) * (1.0 + 4.0 * UNIT))
