@@ -24,7 +24,7 @@ class Composition:
     """Both orders of the composed dominating and dominated pairs (:mod:`~gpu_rs.quantities.compose`)."""
 
     def __init__(self, pairs: Pairs, rel_width: float, abs_width: float, top: float) -> None:
-        self.rel_width, self.abs_width = rel_width, abs_width
+        self.pairs, self.rel_width, self.abs_width = pairs, rel_width, abs_width
         made: dict[tuple, Side] = {}
 
         def side(which: int, name: str) -> Side:

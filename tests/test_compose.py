@@ -1,0 +1,115 @@
+"""``compose``: the certified profile of ``T`` releases (issue 31, docs/composition.md).
+
+Oracles (``tests/oracles_compose.py``, no gpu_rs): the exact ``T``-fold composition of one-bit
+pairs in rationals, for every background (the upper end must cover the worst, the lower end
+stay below the seed's pair), and Monte Carlo of the composed loss of the dominating pair.
+dp_accounting is a comparison: our upper ``ε`` is never below its optimistic composition of the
+exact pair and close to its pessimistic composition of the same export.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import oracles_compose
+import pytest
+
+import gpu_rs
+from gpu_rs.quantities.compose import compose
+
+EPS = [0.2, 0.6, 1.2]
+
+
+def _truths(n: int, q: Fraction, times: int) -> tuple[list[float], list[float]]:
+    """``(seed's pair, worst pair)`` composed exactly at each of ``EPS``, the larger order each."""
+    worst = [0.0] * len(EPS)
+    seed = [0.0] * len(EPS)
+    for ones in range(n):
+        p, qq = oracles_compose.one_bit_pair(n, q, ones)
+        both = [max(a, b) for a, b in zip(*(oracles_compose.composed_delta(*o, times, EPS) for o in ((p, qq), (qq, p))))]
+        worst = [max(w, b) for w, b in zip(worst, both, strict=True)]
+        if ones == 0:
+            seed = both
+    return seed, worst
+
+
+@pytest.mark.parametrize(("n", "times"), [(8, 3), (4, 12)])
+def test_one_bit_composed_exactly(n, times):
+    """Scope all at one bit: the upper end is above every pair's exact composition, the lower below the seed's."""
+    profile = gpu_rs.privacy_profile(n, 1, 0.25, scope="all", backend="numpy")
+    composed = compose(profile, times=times)
+    seed, worst = _truths(n, Fraction(1, 4), times)
+    for d, s, w in zip(composed.delta(EPS), seed, worst, strict=True):
+        assert d.lower <= s * (1 + 1e-9) and w <= d.upper
+        assert d.budget.total == pytest.approx(d.upper - d.lower, rel=1e-9, abs=1e-300)
+
+
+def test_heterogeneous_round_against_exact_products():
+    """Two different releases per round: the product of their exact pairs, composed twice."""
+    a = gpu_rs.privacy_profile(5, 1, 0.25, scope="homogeneous", backend="numpy")
+    b = gpu_rs.privacy_profile(3, 1, 0.2, scope="homogeneous", backend="numpy")
+    composed = compose([a, b], times=2)
+    pa, qa = oracles_compose.one_bit_pair(5, Fraction(1, 4), 0)
+    pb, qb = oracles_compose.one_bit_pair(3, Fraction(1, 5), 0)
+    p = [x * y for x in pa for y in pb]
+    q = [x * y for x in qa for y in qb]
+    exact = [max(u, v) for u, v in zip(*(oracles_compose.composed_delta(*o, 2, EPS) for o in ((p, q), (q, p))))]
+    for d, t in zip(composed.delta(EPS), exact, strict=True):
+        assert d.lower <= t * (1 + 1e-9) and t <= d.upper
+
+
+def test_dominating_pair_against_monte_carlo():
+    """The engine's certified δ of the composed dominating pair against sampling of its loss."""
+    profile = gpu_rs.privacy_profile(40, 1, 0.2, scope="homogeneous", backend="numpy")
+    composed = compose(profile, times=20)
+    side = composed.engine.sides["forward"][0]
+    pmf = [pmfs[0] for pmfs, _ in composed.engine.pairs["forward"]][0]
+    probs = np.array([float(p) for p in pmf.probs])
+    for eps in (0.5, 1.0):
+        lo, hi = side.delta(eps, 1e-3, 1e-15)
+        mean, half = oracles_compose.monte_carlo_delta(pmf.losses, probs, float(pmf.infinity), 20, eps, 200_000, 7)
+        assert lo - 1e-12 <= mean + half and mean - half <= hi + 1e-12
+
+
+def test_against_dp_accounting():
+    """Never below dp_accounting's optimistic composition of the exact pair; at most 5 % above its
+    pessimistic composition of the same export."""
+    pytest.importorskip("dp_accounting")
+    from gpu_rs.reference.one_bit_pld import one_bit_pld
+
+    n, q, times, delta = 1000, 0.1, 30, 1e-6
+    profile = gpu_rs.privacy_profile(n, 1, q, scope="homogeneous", backend="numpy")
+    found = compose(profile, times=times).epsilon(delta)
+    theirs = profile.to_dp_accounting().self_compose(times).get_epsilon_for_delta(delta)
+    exact = one_bit_pld(n, q, pessimistic=False).self_compose(times).get_epsilon_for_delta(delta)
+    assert exact <= found.upper <= 1.05 * theirs
+    assert found.lower <= exact
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "words"),
+    [
+        ({"times": 0}, "times must be an integer in [1, 100000]"),
+        ({"times": 2.5}, "times must be an integer"),
+        ({"times": 10**6}, "times must be an integer in [1, 100000]"),
+    ],
+)
+def test_bad_times(kwargs, words):
+    profile = gpu_rs.privacy_profile(5, 1, 0.25, scope="homogeneous", backend="numpy")
+    with pytest.raises(ValueError, match=words.replace("[", r"\[").replace("]", r"\]")):
+        compose(profile, **kwargs)
+
+
+def test_bad_lists():
+    """Mixed scopes, a forward-only profile, too many releases in all, a list of no profiles."""
+    a = gpu_rs.privacy_profile(5, 1, 0.25, scope="homogeneous", backend="numpy")
+    b = gpu_rs.privacy_profile(5, 1, 0.25, scope="all", backend="numpy")
+    with pytest.raises(ValueError, match="scope"):
+        compose([a, b])
+    with pytest.raises(ValueError, match="scope"):
+        compose(gpu_rs.privacy_profile(5, 1, 0.25, scope="forward", backend="numpy"))
+    with pytest.raises(ValueError, match="at most 100000"):
+        compose([a, a], times=60_000)
+    with pytest.raises(ValueError, match="profiles must be"):
+        compose([])
