@@ -1,12 +1,12 @@
 """``compose``: the certified privacy profile of ``T`` releases (docs/composition.md).
 
 Each release's certified profile is turned, on the grid of its dp_accounting export
-(:func:`~gpu_rs.quantities.profile_export.export_grid`), into two exact discrete pairs per order
-(:mod:`~gpu_rs.quantities.compose_pairs`): one that dominates every pair the profile covers (from
+(:func:`~gpu_rs.pairs.profile_grid.export_grid`), into two exact discrete pairs per order
+(:mod:`~gpu_rs.pairs.compose_pairs`): one that dominates every pair the profile covers (from
 its certified upper ``δ``) and one the seed's pair dominates (from its certified lower ``δ``).
 Composition keeps both relations (Blackwell order is kept by products), so the composed
 dominating pair's ``δ`` is above the truth and the composed dominated pair's below it; both are
-certified by the engine (:mod:`~gpu_rs.quantities.compose_sides`).
+certified by the engine (:mod:`~gpu_rs.pairs.compose_sides`).
 """
 
 from __future__ import annotations
@@ -21,10 +21,11 @@ import numpy as np
 from gpu_rs.common.provenance import provenance
 from gpu_rs.common.serialize import ToDict
 from gpu_rs.common.validation import MAX_EPS, check_int, check_open
-from gpu_rs.quantities.compose_pairs import LossPmf, lam, optimistic, pessimistic
+from gpu_rs.pairs.compose_pairs import LossPmf, lam, optimistic, pessimistic
 from gpu_rs.quantities.compose_root import Composition
 from gpu_rs.quantities.profile import PrivacyProfile
-from gpu_rs.quantities.profile_export import export_grid, to_dp_accounting
+from gpu_rs.pairs.profile_grid import export_grid
+from gpu_rs.quantities.profile_export import to_dp_accounting
 from gpu_rs.quantities.profile_plot import draw
 from gpu_rs.quantities.profile_results import DeltaBound
 

@@ -7,8 +7,8 @@ import numpy as np
 from gpu_rs.common.floats import UNIT
 from gpu_rs.engine.bounds import ErrorBudget
 from gpu_rs.pairs.results import estimate
-from gpu_rs.quantities.compose_pairs import LossPmf
-from gpu_rs.quantities.compose_sides import Side
+from gpu_rs.pairs.compose_pairs import LossPmf
+from gpu_rs.pairs.compose_sides import Side
 from gpu_rs.quantities.profile_curve import MAX_TILT_TERMS
 from gpu_rs.quantities.profile_results import DeltaBound, EpsilonBound
 

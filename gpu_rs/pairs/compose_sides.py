@@ -7,7 +7,9 @@ probability ``1 − ω_∞,i``), the composed pair's
 
 ``A = Π (1 − ω_∞,i)``, ``Y = Σ (ℓ_i − shift_i)`` (non-negative atoms) and ``y = ε − Σ shift_i``.
 The conditional expectation is the engine's tilted hinge with the exponential payoff
-(:mod:`gpu_rs.engine.kernels`), the float error of the atoms moving ``y`` within ``[lo, hi]``.
+(:mod:`gpu_rs.engine.kernels`), the float error of the atoms moving ``y`` within ``[lo, hi]``;
+where the sums take at most :data:`MAX_OUTCOMES` values (few releases: ``k`` reports per user),
+it is a finite sum over every one of them instead, its round-off bounded term by term.
 """
 
 from __future__ import annotations
@@ -15,10 +17,29 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from gpu_rs.common.floats import UNIT
 from gpu_rs.engine import tilt
 from gpu_rs.engine.laws import SumLaw
-from gpu_rs.quantities.compose_pairs import LossPmf, infinity_factor
+from gpu_rs.pairs.compose_pairs import LossPmf, infinity_factor
+
+MAX_OUTCOMES = 1 << 21
+"""Most outcomes of ``Y`` summed one by one (about 50 MB); beyond, the tilted hinge."""
+
+
+def outcomes(law: SumLaw) -> tuple[np.ndarray, np.ndarray, float, float] | None:
+    """Every value of ``Y`` with its probability, the values' round-off and the probabilities' relative
+    error; None where there are more than :data:`MAX_OUTCOMES`."""
+    if math.prod(float(w.size) ** c for w, c in law.parts) > MAX_OUTCOMES:
+        return None
+    values, probs, rel = np.zeros(1), np.ones(1), 0.0
+    for w, count in law.parts:
+        for _ in range(count):
+            values = (values[:, None] + w.values[None, :]).ravel()
+            probs = (probs[:, None] * w.probs[None, :]).ravel()
+        rel += count * (float(w.rel_error.max()) + 2.0 * UNIT)
+    return values, probs, law.count * UNIT * law.max, rel
 
 
 class Side:
@@ -37,6 +58,7 @@ class Side:
         self.max_terms, self.xp = max_terms, xp
         self.near: tilt.Tilted | None = None
         self.sd = math.sqrt(sum(c * float((w.probs * (w.values - w.mean) ** 2).sum()) for w, c in self.law.parts))
+        self.listed = outcomes(self.law)
 
     def _tilted(self, lo: float, hi: float) -> tilt.Tilted | None:
         """A tilt for thresholds ``[lo, hi]``: the last one where it fits, else the saddle point's.
@@ -62,7 +84,9 @@ class Side:
         y = eps - self.shift
         lo, hi = y - self.err - 4.0 * UNIT * abs(y), y + self.err + 4.0 * UNIT * abs(y)
         h_lo, h_hi = 0.0, 0.0
-        if lo < self.law.max:  # Y <= max <= y: the payoff is 0
+        if self.listed is not None:
+            h_lo, h_hi = _summed(self.listed, lo, hi)
+        elif lo < self.law.max:  # Y <= max <= y: the payoff is 0
             h_lo, h_hi = 0.0, 1.0
             near = self._tilted(lo, hi)
             found = None if near is None else near.hinge(lo, hi, rel_width, abs_width, self.max_terms, "exponential")
@@ -73,3 +97,20 @@ class Side:
         a_lo, a_hi = math.exp(log_lo) * (1.0 - 4.0 * UNIT), min(1.0, math.exp(log_hi) * (1.0 + 4.0 * UNIT))
         lower = max(0.0, (miss_lo + a_lo * h_lo) * (1.0 - 4.0 * UNIT))
         return lower, min(1.0, (miss_hi + a_hi * h_hi) * (1.0 + 4.0 * UNIT))
+
+
+def _summed(listed: tuple[np.ndarray, np.ndarray, float, float], lo: float, hi: float) -> tuple[float, float]:
+    """``E[(1 − e^{y − Y})_+]`` over every outcome, at least its value at ``hi`` and at most at ``lo``.
+
+    Each term errs by 6 units (``expm1`` and its argument: ``|x e^x / (1 − e^x)| <= 1``; the
+    product), the sum of ``n`` non-negative terms by ``n`` units in any order, the probabilities by
+    ``rel``; the values' round-off ``err`` widens ``[lo, hi]``.
+    """
+    values, probs, err, rel = listed
+    rho = rel + (8.0 + values.size) * UNIT
+
+    def at(y: float) -> float:
+        above = values > y
+        return float(np.dot(probs[above], -np.expm1(y - values[above])))
+
+    return max(0.0, at(hi + err) * (1.0 - rho)), min(1.0, at(lo - err) * (1.0 + rho))
