@@ -82,3 +82,57 @@ def monte_carlo_delta(
     draws = values[rng.choice(values.size, size=(samples, times), p=weights)].sum(axis=1)
     payoff = np.where(np.isinf(draws), 1.0, np.maximum(0.0, -np.expm1(eps - np.where(np.isinf(draws), 0.0, draws))))
     return float(payoff.mean()), 6.0 * float(payoff.std()) / math.sqrt(samples) + 1e-12
+
+
+def _records(bits: int, q: Fraction, held: int) -> list[Fraction]:
+    """The law of one randomized report of the vector ``held`` (each bit flipped with probability ``q``)."""
+    return [q ** bin(r ^ held).count("1") * (1 - q) ** (bits - bin(r ^ held).count("1")) for r in range(1 << bits)]
+
+
+def _shuffled(bits: int, q: Fraction, k: int, vectors: tuple[int, ...]) -> dict[tuple[int, ...], Fraction]:
+    """The law of the multiset (counts per record value) of ``k`` reports of every vector."""
+    law = {tuple([0] * (1 << bits)): Fraction(1)}
+    for v in vectors:
+        one = _records(bits, q, v)
+        for _ in range(k):
+            nxt: dict[tuple[int, ...], Fraction] = {}
+            for counts, pr in law.items():
+                for r, pr_r in enumerate(one):
+                    key = counts[:r] + (counts[r] + 1,) + counts[r + 1 :]
+                    nxt[key] = nxt.get(key, Fraction(0)) + pr * pr_r
+            law = nxt
+    return law
+
+
+def krand_every_pair(n: int, bits: int, q: Fraction, k: int, eps: float) -> tuple[float, float]:
+    """``(max tail P[R_k > e^ε], max δ(ε))`` over every neighbouring pair and both orders, exact.
+
+    Users hold any vectors; one user's vector changes (by relabeling with XOR, from 0 to any other);
+    every user sends ``k`` reports and the collector sees the multiset of all ``kn``.
+    """
+    import itertools
+
+    getcontext().prec = 40
+    lam = Decimal(eps).exp()
+
+    def dec(x: Fraction) -> Decimal:
+        return Decimal(x.numerator) / Decimal(x.denominator)
+
+    tail = delta = 0.0
+    for others in itertools.combinations_with_replacement(range(1 << bits), n - 1):
+        base = _shuffled(bits, q, k, others)
+        for changed in range(1, 1 << bits):
+            laws = [_shuffled(bits, q, k, (0,)), _shuffled(bits, q, k, (changed,))]
+            whole = []
+            for law in laws:
+                out: dict[tuple[int, ...], Fraction] = {}
+                for c1, p1 in base.items():
+                    for c2, p2 in law.items():
+                        key = tuple(a + b for a, b in zip(c1, c2, strict=True))
+                        out[key] = out.get(key, Fraction(0)) + p1 * p2
+                whole.append(out)
+            for p, qq in (whole, whole[::-1]):
+                t = sum((dec(v) for s, v in p.items() if dec(v) > lam * dec(qq[s])), Decimal(0))
+                d = sum((dec(v) - lam * dec(qq[s]) for s, v in p.items() if dec(v) > lam * dec(qq[s])), Decimal(0))
+                tail, delta = max(tail, float(t)), max(delta, float(d))
+    return tail, delta

@@ -17,7 +17,6 @@ from gpu_rs.common.provenance import provenance
 from gpu_rs.common.validation import (
     Problem,
     check_k,
-    check_k_scope,
     check_open,
     check_q_tol,
     check_rel_width,
@@ -118,7 +117,6 @@ def calibrate(
     Problem(n, bits, 0.25, eps)
     scope = check_scope(scope)
     k = check_k(k)
-    check_k_scope(k, scope)
     if (eta is None) == (delta is None):
         raise ValueError(
             f"give exactly one of eta (sufficient DP) or delta ((eps, delta)-DP), each a number in "
@@ -128,8 +126,8 @@ def calibrate(
     rel_width = check_rel_width(rel_width)
     max_seconds = check_open("max_seconds", max_seconds, 0.0, math.inf)
     if delta is not None:
-        if k > 1:
-            raise ValueError(f"delta calibration supports k=1 only: got k={k} (privacy_profile has no k > 1); use eta")
+        if k > 1 and scope != "all":
+            raise ValueError(f"scope must be 'all' for delta calibration with k={k}: got {scope!r} (use eta)")
         delta = check_target("delta", delta)
         return calibrate_delta(
             n,
@@ -137,6 +135,7 @@ def calibrate(
             eps,
             delta,
             scope=scope,
+            k=k,
             q_tol=q_tol,
             rel_width=rel_width,
             backend=backend,

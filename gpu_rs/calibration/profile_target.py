@@ -22,6 +22,7 @@ def calibrate_delta(
     delta: float,
     *,
     scope: str,
+    k: int,
     q_tol: float | None,
     rel_width: float,
     backend: str,
@@ -36,7 +37,9 @@ def calibrate_delta(
 
     def compute(q: float, width: float) -> tuple[DeltaBound, float]:
         t0 = time.perf_counter()
-        prof = privacy_profile(n, bits, q, scope=scope, rel_width=width, abs_width=0.1 * width * delta, backend=backend)
+        prof = privacy_profile(
+            n, bits, q, scope=scope, k=k, rel_width=width, abs_width=0.1 * width * delta, backend=backend
+        )
         used[0], covers[q] = prof.backend, prof.guarantee
         return prof.delta(eps), time.perf_counter() - t0
 
@@ -45,7 +48,7 @@ def calibrate_delta(
     final = query.seen[hi]
     if not final.met:
         notes.append(f"delta at q could not be computed to rel_width={rel_width:g}")
-    ldp = local_dp_q(bits, eps)
+    ldp = local_dp_q(bits, eps / k)  # k reports compose: each must be (eps/k)-LDP
     return ProfileCalibration(
         n=n,
         bits=bits,
@@ -53,6 +56,7 @@ def calibrate_delta(
         delta=delta,
         q=hi,
         scope=scope,
+        k=k,
         guarantee=covers[hi],
         at_q=final,
         q_tol=tol,
@@ -61,8 +65,8 @@ def calibrate_delta(
         monotone=not violations,
         violations=violations,
         local_dp_q=ldp,
-        sigma_calibrated=precision_sigma(n, hi),
-        sigma_local_dp=precision_sigma(n, ldp),
+        sigma_calibrated=precision_sigma(n, hi, k),
+        sigma_local_dp=precision_sigma(n, ldp, k),
         backend=used[0],
         seconds=time.perf_counter() - start,
         notes=notes,

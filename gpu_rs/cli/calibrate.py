@@ -16,7 +16,6 @@ from gpu_rs.cli.arguments import (
     add_target,
     eps_kwargs,
     given,
-    scope_for_k,
 )
 from gpu_rs.cli.output import EXIT_OK, PROG, fmt, interval, op, print_json, verdict, warn_unmet
 from gpu_rs.cli.progress import Progress
@@ -66,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
             args.bits,
             eta=args.eta,
             delta=args.delta,
-            scope=scope_for_k(args),
+            scope=args.scope,
             k=args.k,
             backend=args.backend,
             progress=step,

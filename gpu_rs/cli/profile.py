@@ -66,13 +66,6 @@ def output_file(suffix: str | None) -> Any:
     return parse
 
 
-PROFILE_K = (
-    "the profile's delta integrates the law of R_k, for which only tail bounds are certified "
-    "(use 'gpu-rs tail --k' or 'gpu-rs calibrate --eta ... --k')"
-)
-"""Why ``--k`` must be 1 here (the API's ``privacy_profile`` refuses ``k > 1`` for the same reason)."""
-
-
 def register(sub: Any) -> None:
     """Add ``gpu-rs profile`` to the subcommands."""
     p = sub.add_parser(
@@ -122,10 +115,8 @@ def _grid(args: argparse.Namespace) -> list[float] | None:
 
 def run(args: argparse.Namespace) -> int:
     import gpu_rs
-    from gpu_rs.common.validation import check_k_one
 
     grid = _grid(args)
-    check_k_one(args.k, "gpu-rs profile", PROFILE_K, name="--k")
     if args.plot is not None and importlib.util.find_spec("matplotlib") is None:
         raise ValueError("--plot needs matplotlib: pip install 'gpu-rs[plot]'")
     if args.plot is not None and grid is None:

@@ -103,6 +103,10 @@ class LossPmf:
         return float(self.infinity) + float(np.dot([float(p) for p in self.probs], np.maximum(gap, 0.0)))
 
 
+NULL = LossPmf((Fraction(1),), (Fraction(1),), Fraction(0))
+"""The pair of two equal laws (loss 0): ``δ = (1 − e^ε)_+``, below every pair."""
+
+
 def pessimistic(x: list[Fraction], uppers: np.ndarray) -> LossPmf:
     """The dominating pair through certified ``u_i >= δ`` at ``λ = x_i`` (increasing, ``u`` nonincreasing)."""
     points = [(Fraction(0), Fraction(1))] + [(xi, Fraction(float(u))) for xi, u in zip(x, uppers, strict=True)]

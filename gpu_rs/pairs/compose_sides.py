@@ -24,22 +24,29 @@ from gpu_rs.engine import tilt
 from gpu_rs.engine.laws import SumLaw
 from gpu_rs.pairs.compose_pairs import LossPmf, infinity_factor
 
-MAX_OUTCOMES = 1 << 21
-"""Most outcomes of ``Y`` summed one by one (about 50 MB); beyond, the tilted hinge."""
+MAX_OUTCOMES = 1 << 24
+"""Most outcomes of ``Y`` summed one by one; beyond, the tilted hinge."""
+MAX_KEPT = 1 << 21
+"""Most outcomes held at once (about 32 MB): the last summand's atoms are summed over in a loop."""
+TERMS = 1 << 22
+"""Most frequencies of one tilted hinge."""
+
+Listed = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, float]
 
 
-def outcomes(law: SumLaw) -> tuple[np.ndarray, np.ndarray, float, float] | None:
-    """Every value of ``Y`` with its probability, the values' round-off and the probabilities' relative
-    error; None where there are more than :data:`MAX_OUTCOMES`."""
-    if math.prod(float(w.size) ** c for w, c in law.parts) > MAX_OUTCOMES:
+def outcomes(law: SumLaw) -> Listed | None:
+    """``(values, probs)`` of ``Y`` but its last summand, that summand's atoms, the values' round-off and
+    the probabilities' relative error; None where ``Y`` has more than :data:`MAX_OUTCOMES` outcomes."""
+    copies = [w for w, c in law.parts for _ in range(c)]
+    if math.prod(float(w.size) for w in copies) > MAX_OUTCOMES or math.prod(float(w.size) for w in copies[:-1]) > MAX_KEPT:
         return None
-    values, probs, rel = np.zeros(1), np.ones(1), 0.0
-    for w, count in law.parts:
-        for _ in range(count):
-            values = (values[:, None] + w.values[None, :]).ravel()
-            probs = (probs[:, None] * w.probs[None, :]).ravel()
-        rel += count * (float(w.rel_error.max()) + 2.0 * UNIT)
-    return values, probs, law.count * UNIT * law.max, rel
+    values, probs = np.zeros(1), np.ones(1)
+    for w in copies[:-1]:
+        values = (values[:, None] + w.values[None, :]).ravel()
+        probs = (probs[:, None] * w.probs[None, :]).ravel()
+    rel = sum(float(w.rel_error.max()) + 2.0 * UNIT for w in copies)
+    last = copies[-1]
+    return values, probs, last.values, last.probs, law.count * UNIT * law.max, rel
 
 
 class Side:
@@ -99,18 +106,23 @@ class Side:
         return lower, min(1.0, (miss_hi + a_hi * h_hi) * (1.0 + 4.0 * UNIT))
 
 
-def _summed(listed: tuple[np.ndarray, np.ndarray, float, float], lo: float, hi: float) -> tuple[float, float]:
+def _summed(listed: Listed, lo: float, hi: float) -> tuple[float, float]:
     """``E[(1 − e^{y − Y})_+]`` over every outcome, at least its value at ``hi`` and at most at ``lo``.
 
-    Each term errs by 6 units (``expm1`` and its argument: ``|x e^x / (1 − e^x)| <= 1``; the
-    product), the sum of ``n`` non-negative terms by ``n`` units in any order, the probabilities by
-    ``rel``; the values' round-off ``err`` widens ``[lo, hi]``.
+    Each term errs by 8 units (``expm1`` and the products), the sum of ``n`` non-negative terms by
+    ``n`` units in any order, the probabilities by ``rel``; the values' round-off ``err`` and that of
+    the argument ``(y − v) − V`` (an error of the threshold: the payoff is monotone in it) widen
+    ``[lo, hi]``.
     """
-    values, probs, err, rel = listed
-    rho = rel + (8.0 + values.size) * UNIT
+    values, probs, last, last_probs, err, rel = listed
+    err += 4.0 * UNIT * (abs(lo) + abs(hi) + float(last.max()) + float(values.max()))
+    rho = rel + (8.0 + values.size * last.size) * UNIT
 
     def at(y: float) -> float:
-        above = values > y
-        return float(np.dot(probs[above], -np.expm1(y - values[above])))
+        total = 0.0
+        for v, p in zip(last, last_probs, strict=True):
+            above = values > y - v
+            total += p * float(np.dot(probs[above], -np.expm1((y - v) - values[above])))
+        return total
 
     return max(0.0, at(hi + err) * (1.0 - rho)), min(1.0, at(lo - err) * (1.0 + rho))

@@ -23,6 +23,9 @@ GUARANTEES = {
     "homogeneous pair",
     ("krand", "forward"): "the seed's pair with k reports per user (SPEC §1.3), S ~ A(D_m^k) only; certified by "
     "Maclaurin/Bonferroni inequalities (docs/k-randomization.md §5); not a guarantee for other pairs",
+    ("krand", "all-bound"): "proven upper bound for every neighbouring collection with k reports per user (the "
+    "k-fold composition of one report's every-pair dominating pair: docs/composition.md §2; tails by "
+    "docs/worst-case.md §8.3); lower end: both orders of the seed's pair with k reports (SPEC §1.3)",
     ("krand", "homogeneous"): "both orders of the seed's pair with k reports per user (SPEC §1.3), certified by "
     "Maclaurin/Bonferroni inequalities (docs/k-randomization.md §5); not a guarantee for other pairs",
 }

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from gpu_rs.common.floats import UNIT
 from gpu_rs.engine.bounds import ErrorBudget
 from gpu_rs.pairs.results import estimate
-from gpu_rs.pairs.compose_pairs import LossPmf
+from gpu_rs.pairs.compose_pairs import NULL, LossPmf
 from gpu_rs.pairs.compose_sides import Side
+from gpu_rs.pairs.scopes.all_krand import AllKrand
 from gpu_rs.quantities.profile_curve import MAX_TILT_TERMS
 from gpu_rs.quantities.profile_results import DeltaBound, EpsilonBound
 
@@ -41,6 +44,12 @@ class Composition:
         """``(max lower, max upper)`` over the orders of the dominating (0) or dominated (1) pair."""
         found = [pair[which].delta(eps, rel_width, self.abs_width) for pair in self.sides.values()]
         return max(f[0] for f in found), max(f[1] for f in found)
+
+    bound_only = False
+
+    def deltas(self, eps: list[float]) -> list[DeltaBound]:
+        """Certified ``δ`` at each of ``eps``."""
+        return [self.delta(e) for e in eps]
 
     def delta(self, eps: float) -> DeltaBound:
         """Certified ``δ(eps)`` after every release."""
@@ -105,3 +114,10 @@ class Composition:
         met = hi - lo <= eps_tol * hi * (1.0 + 4.0 * UNIT)
         return EpsilonBound(delta, lo, estimate(lo, hi, (u_lo, hi)), hi, at_hi, at_lo, met)
 
+
+
+def krand_composition(covers: AllKrand, rel_width: float, abs_width: float) -> Composition:
+    """``scope="all"`` with ``k`` reports per user as a composition: the ``k``-fold dominating pair above,
+    the pair of equal laws below (``δ`` of ``R_k``'s own pair is not computed: docs/composition.md §2)."""
+    pairs: Pairs = {name: [((covers.pmf, NULL), covers.k)] for name in ("forward", "reverse")}
+    return Composition(pairs, rel_width, abs_width, covers.k * covers.bits * math.log((1.0 - covers.q) / covers.q))

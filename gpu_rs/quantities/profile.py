@@ -12,9 +12,11 @@ import numpy as np
 from gpu_rs.common.backend import get_backend
 from gpu_rs.common.provenance import provenance
 from gpu_rs.common.serialize import ToDict
-from gpu_rs.common.validation import MAX_EPS, Problem, check_int, check_k_one, check_open, check_scope
+from gpu_rs.common.validation import MAX_EPS, Problem, check_int, check_k, check_open, check_scope
 from gpu_rs.engine.pipeline import Plan, plan_terms
 from gpu_rs.pairs.scopes import scope_for
+from gpu_rs.pairs.scopes.all_krand import AllKrand
+from gpu_rs.quantities.compose_root import Composition, krand_composition
 from gpu_rs.quantities.profile_export import to_dp_accounting
 from gpu_rs.quantities.profile_orders import Order, Profile
 from gpu_rs.quantities.profile_plot import draw
@@ -38,8 +40,9 @@ class PrivacyProfile(ToDict):
     rel_width: float
     backend: str
     provenance: dict[str, Any] = field(compare=False)
-    engine: Profile = field(repr=False, compare=False)
+    engine: Profile | Composition = field(repr=False, compare=False)
     evaluated: list[DeltaBound] = field(default_factory=list, repr=False, compare=False)
+    k: int = 1
 
     def delta(self, eps: float | Sequence[float] | np.ndarray) -> Any:
         """Certified ``δ(ε)``: a :class:`DeltaBound`, or a tuple of them for an array of ``ε``."""
@@ -82,7 +85,7 @@ class PrivacyProfile(ToDict):
         return to_dp_accounting(self, **options)
 
     def to_dict(self) -> dict[str, Any]:
-        out = {k: getattr(self, k) for k in ("n", "bits", "q", "scope", "guarantee", "rel_width", "backend")}
+        out = {k: getattr(self, k) for k in ("n", "bits", "q", "k", "scope", "guarantee", "rel_width", "backend")}
         out["evaluated"] = [d.to_dict() for d in sorted(self.evaluated, key=lambda d: d.eps)]
         out["provenance"] = self.provenance
         return out
@@ -90,7 +93,7 @@ class PrivacyProfile(ToDict):
     @property
     def title(self) -> str:
         """The setting, as a plot's title."""
-        return f"N = {self.n:,}, L = {self.bits}, q = {self.q:g}"
+        return f"N = {self.n:,}, L = {self.bits}, q = {self.q:g}" + (f", k = {self.k}" if self.k > 1 else "")
 
     @property
     def bound_only(self) -> bool:
@@ -138,8 +141,10 @@ def privacy_profile(
         background (refused up front where it would take too long), for more bits a proven
         upper end from the clone reduction and the homogeneous pair as lower end.
     k : int
-        Randomized reports per user: only ``k = 1`` here (``δ`` needs the law of ``R_k``, not
-        just its tail bounds); ``k > 1`` raises ``ValueError`` naming :func:`gpu_rs.tail`.
+        Randomized reports per user, ``1 <= k <= MAX_K``. For ``k > 1`` only ``scope="all"``: the
+        upper end is the ``k``-fold composition of one report's every-pair dominating pair
+        (docs/composition.md §2), the lower end 0 (``δ`` of the seed's pair needs the law of
+        ``R_k``, of which only tail bounds are certified); other scopes raise ``ValueError``.
     rel_width, abs_width : float
         Target for each ``δ``: ``upper − lower <= max(rel_width * lower, abs_width)``.
     max_queries : int
@@ -158,20 +163,24 @@ def privacy_profile(
     arguments = dict(n=n, bits=bits, q=q, scope=scope, k=k, rel_width=rel_width, abs_width=abs_width, backend=backend)
     prob = Problem(n, bits, q, 1.0)
     scope = check_scope(scope)
-    check_k_one(
-        k,
-        "privacy_profile",
-        "the profile's delta integrates the law of R_k, for which only tail bounds are certified "
-        "(use gpu_rs.tail(..., k=k) or calibrate(..., eta=..., k=k))",
-    )
+    k = check_k(k)
+    if k > 1 and scope != "all":
+        raise ValueError(
+            f"scope must be 'all' for privacy_profile with k={k}: the seed's pair's delta integrates the law "
+            "of R_k, for which only tail bounds are certified (use gpu_rs.tail(..., k=k, scope=...))"
+        )
     rel_width = check_open("rel_width", rel_width, 0.0, 1.0)
     abs_width = check_open("abs_width", abs_width, 0.0, 1.0)
     max_queries = check_int("max_queries", max_queries, 0, 100_000)
     be = get_backend(backend)
     plan = Plan(rel_width / 4, abs_width / 4, plan_terms(DEFAULT_MAX_TERMS, be.free_memory(), None))
-    covers = scope_for(scope, prob.n, prob.bits, prob.q)
-    orders = {name: Order(prob.n, prob.bits, prob.q, name == "forward", plan, be.xp) for name in covers.orders}
-    engine = Profile(prob.n, prob.bits, prob.q, covers, rel_width, abs_width, max_queries, orders)
+    covers = scope_for(scope, prob.n, prob.bits, prob.q, k)
+    engine: Profile | Composition
+    if isinstance(covers, AllKrand):
+        engine = krand_composition(covers, rel_width, abs_width)
+    else:
+        orders = {name: Order(prob.n, prob.bits, prob.q, name == "forward", plan, be.xp) for name in covers.orders}
+        engine = Profile(prob.n, prob.bits, prob.q, covers, rel_width, abs_width, max_queries, orders)
     return PrivacyProfile(
         prob.n,
         prob.bits,
@@ -182,4 +191,5 @@ def privacy_profile(
         be.name,
         provenance(arguments, be.name),
         engine,
+        k=k,
     )
