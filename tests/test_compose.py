@@ -113,3 +113,44 @@ def test_bad_lists():
         compose([a, a], times=60_000)
     with pytest.raises(ValueError, match="profiles must be"):
         compose([])
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        (["--releases", "0"], "--releases must be an integer in [1, 100000]: got 0"),
+        (["--releases", "2.5"], "--releases must be an integer in [1, 100000]: got 2.5"),
+        (["--releases", "200000"], "--releases must be an integer in [1, 100000]: got 200000"),
+    ],
+)
+def test_cli_releases_refused_in_one_line(extra, words):
+    import subprocess
+    import sys
+
+    for command in (["profile", "--q", "0.2", "--delta", "1e-6"], ["calibrate", "--eps", "1", "--delta", "1e-6"]):
+        out = subprocess.run(
+            [sys.executable, "-m", "gpu_rs", *command, "--n", "50", "--bits", "1", *extra],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert out.returncode == 2 and out.stderr.strip() == f"gpu-rs: error: {words}"
+
+
+def test_releases_need_delta_and_profile_cli_composes():
+    import subprocess
+    import sys
+
+    with pytest.raises(ValueError, match="releases must be 1 with eta"):
+        gpu_rs.calibrate(50, 1, eps=1.0, eta=1e-3, releases=3)
+    out = subprocess.run(
+        [sys.executable, "-m", "gpu_rs", "profile", "--n", "8", "--bits", "1", "--q", "0.25", "--eps", "1.2"]
+        + ["--releases", "3", "--backend", "numpy", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0 and "after 3 releases" in out.stdout
+    _, worst = _truths(8, Fraction(1, 4), 3)
+    upper = float(out.stdout.split("in [")[1].split(",")[1].split("]")[0])
+    assert worst[EPS.index(1.2)] <= upper * (1 + 1e-6)

@@ -11,6 +11,7 @@ from gpu_rs.calibration.search import Queries, smallest_q
 from gpu_rs.common.limits import Q_RTOL
 from gpu_rs.common.provenance import provenance
 from gpu_rs.quantities.closed_forms import local_dp_q, precision_sigma
+from gpu_rs.quantities.compose import compose
 from gpu_rs.quantities.profile import privacy_profile
 from gpu_rs.quantities.profile_results import DeltaBound
 
@@ -23,6 +24,7 @@ def calibrate_delta(
     *,
     scope: str,
     k: int,
+    releases: int,
     q_tol: float | None,
     rel_width: float,
     backend: str,
@@ -41,7 +43,11 @@ def calibrate_delta(
             n, bits, q, scope=scope, k=k, rel_width=width, abs_width=0.1 * width * delta, backend=backend
         )
         used[0], covers[q] = prof.backend, prof.guarantee
-        return prof.delta(eps), time.perf_counter() - t0
+        if releases == 1:
+            return prof.delta(eps), time.perf_counter() - t0
+        composed = compose(prof, times=releases, rel_width=width, abs_width=0.1 * width * delta)
+        covers[q] = composed.guarantee
+        return composed.delta(eps), time.perf_counter() - t0
 
     query = Queries(compute, rel_width, progress, max_seconds)
     hi, tol, notes, violations = smallest_q(n, bits, eps, delta, q_tol, query, ("delta", "delta"))
@@ -57,6 +63,7 @@ def calibrate_delta(
         q=hi,
         scope=scope,
         k=k,
+        releases=releases,
         guarantee=covers[hi],
         at_q=final,
         q_tol=tol,

@@ -23,6 +23,7 @@ from gpu_rs.common.limits import (
     MAX_EPS,
     MAX_K,
     MAX_N,
+    MAX_RELEASES,
     MAX_Q_TOL,
     MIN_EPS,
     MIN_Q_TOL,
@@ -186,6 +187,17 @@ def add_target(p: Any, option: str, what: str) -> None:
         type=checked(option, target_check()),
         metavar=meta,
         help=f"{what}, {MIN_TARGET:g} <= {meta} < 1",
+    )
+
+
+def add_releases(p: argparse.ArgumentParser, what: str) -> None:
+    """``--releases T``: independent releases composed (:func:`gpu_rs.compose`)."""
+    p.add_argument(
+        "--releases",
+        type=checked("--releases", integer(1, MAX_RELEASES), integer=True),
+        default=1,
+        metavar="T",
+        help=f"{what}, 1 <= T <= {MAX_RELEASES} (docs/composition.md); default: 1",
     )
 
 

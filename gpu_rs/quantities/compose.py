@@ -18,25 +18,26 @@ from typing import Any
 
 import numpy as np
 
+from gpu_rs.common.limits import MAX_RELEASES
 from gpu_rs.common.provenance import provenance
 from gpu_rs.common.serialize import ToDict
 from gpu_rs.common.validation import MAX_EPS, check_int, check_open
 from gpu_rs.pairs.compose_pairs import LossPmf, lam, optimistic, pessimistic
 from gpu_rs.quantities.compose_root import Composition
 from gpu_rs.quantities.profile import PrivacyProfile
-from gpu_rs.pairs.profile_grid import export_grid
+from gpu_rs.pairs.profile_grid import DISCRETIZATION, export_grid
 from gpu_rs.quantities.profile_export import to_dp_accounting
 from gpu_rs.quantities.profile_plot import draw
 from gpu_rs.quantities.profile_results import DeltaBound
 
-MAX_RELEASES = 100_000
-"""Most releases in all: beyond, the tilted window (about ``√T`` standard deviations of one loss)
-needs more frequencies than the memory budget allows for the width asked (docs/composition.md)."""
-
-
 def pairs_of(profile: PrivacyProfile, options: Mapping[str, Any]) -> dict[str, tuple[LossPmf, LossPmf]]:
-    """``{order: (dominating pair, dominated pair)}`` of one release, on its export's grid."""
-    grid = export_grid(profile, **options)
+    """``{order: (dominating pair, dominated pair)}`` of one release, on its export's grid.
+
+    Where the largest loss is below ``2 · points`` multiples of the export's discretization (``q``
+    near 1/2), the grid is finer and reaches the largest loss.
+    """
+    d = min(DISCRETIZATION, profile.eps_top / (2 * options["points"]))
+    grid = export_grid(profile, discretization=d, eps_max=None if d == DISCRETIZATION else profile.eps_top, **options)
     d = grid.discretization
     below = -(grid.steps * d)[::-1]  # where each value of the negative side holds
     x_up = lam(np.concatenate([below, grid.at]), True)
