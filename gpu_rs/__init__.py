@@ -89,9 +89,9 @@ if TYPE_CHECKING:
     from gpu_rs.pairs.exact import pair_tail
     from gpu_rs.pairs.results import PairSearch, PairTail
     from gpu_rs.pairs.worst import worst_pairs
-    from gpu_rs.quantities.compose import ComposedProfile, compose
     from gpu_rs.quantities.background import background_tail
     from gpu_rs.quantities.closed_forms import local_dp_q, moments, precision_sigma, three_sigma_q
+    from gpu_rs.quantities.compose import ComposedProfile, compose
     from gpu_rs.quantities.distribution import RatioDistribution, ratio_distribution
     from gpu_rs.quantities.profile import PrivacyProfile, privacy_profile
     from gpu_rs.quantities.results import TailBound

@@ -65,7 +65,7 @@ def composed_delta(p: list[Fraction], q: list[Fraction], times: int, eps: list[f
         lam = Decimal(e).exp()
         s = Decimal(0)
         for r, (a, b) in total.items():
-            if r is None or r > 0 and Decimal(r.numerator) / Decimal(r.denominator) > lam:
+            if r is None or (r > 0 and Decimal(r.numerator) / Decimal(r.denominator) > lam):
                 s += Decimal(a.numerator) / Decimal(a.denominator) - lam * Decimal(b.numerator) / Decimal(b.denominator)
         out.append(float(s))
     return out
@@ -98,7 +98,7 @@ def _shuffled(bits: int, q: Fraction, k: int, vectors: tuple[int, ...]) -> dict[
             nxt: dict[tuple[int, ...], Fraction] = {}
             for counts, pr in law.items():
                 for r, pr_r in enumerate(one):
-                    key = counts[:r] + (counts[r] + 1,) + counts[r + 1 :]
+                    key = (*counts[:r], counts[r] + 1, *counts[r + 1 :])
                     nxt[key] = nxt.get(key, Fraction(0)) + pr * pr_r
             law = nxt
     return law

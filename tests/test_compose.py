@@ -19,6 +19,7 @@ import gpu_rs
 from gpu_rs.quantities.compose import compose
 
 EPS = [0.2, 0.6, 1.2]
+RELEASES = ["--releases", "3", "--backend", "numpy", "--quiet"]
 
 
 def _truths(n: int, q: Fraction, times: int) -> tuple[list[float], list[float]]:
@@ -27,7 +28,10 @@ def _truths(n: int, q: Fraction, times: int) -> tuple[list[float], list[float]]:
     seed = [0.0] * len(EPS)
     for ones in range(n):
         p, qq = oracles_compose.one_bit_pair(n, q, ones)
-        both = [max(a, b) for a, b in zip(*(oracles_compose.composed_delta(*o, times, EPS) for o in ((p, qq), (qq, p))))]
+        both = [
+            max(a, b)
+            for a, b in zip(*(oracles_compose.composed_delta(*o, times, EPS) for o in ((p, qq), (qq, p))), strict=True)
+        ]
         worst = [max(w, b) for w, b in zip(worst, both, strict=True)]
         if ones == 0:
             seed = both
@@ -54,7 +58,9 @@ def test_heterogeneous_round_against_exact_products():
     pb, qb = oracles_compose.one_bit_pair(3, Fraction(1, 5), 0)
     p = [x * y for x in pa for y in pb]
     q = [x * y for x in qa for y in qb]
-    exact = [max(u, v) for u, v in zip(*(oracles_compose.composed_delta(*o, 2, EPS) for o in ((p, q), (q, p))))]
+    exact = [
+        max(u, v) for u, v in zip(*(oracles_compose.composed_delta(*o, 2, EPS) for o in ((p, q), (q, p))), strict=True)
+    ]
     for d, t in zip(composed.delta(EPS), exact, strict=True):
         assert d.lower <= t * (1 + 1e-9) and t <= d.upper
 
@@ -64,7 +70,7 @@ def test_dominating_pair_against_monte_carlo():
     profile = gpu_rs.privacy_profile(40, 1, 0.2, scope="homogeneous", backend="numpy")
     composed = compose(profile, times=20)
     side = composed.engine.sides["forward"][0]
-    pmf = [pmfs[0] for pmfs, _ in composed.engine.pairs["forward"]][0]
+    pmf = composed.engine.pairs["forward"][0][0][0]
     probs = np.array([float(p) for p in pmf.probs])
     for eps in (0.5, 1.0):
         lo, hi = side.delta(eps, 1e-3, 1e-15)
@@ -144,8 +150,21 @@ def test_releases_need_delta_and_profile_cli_composes():
     with pytest.raises(ValueError, match="releases must be 1 with eta"):
         gpu_rs.calibrate(50, 1, eps=1.0, eta=1e-3, releases=3)
     out = subprocess.run(
-        [sys.executable, "-m", "gpu_rs", "profile", "--n", "8", "--bits", "1", "--q", "0.25", "--eps", "1.2"]
-        + ["--releases", "3", "--backend", "numpy", "--quiet"],
+        [
+            sys.executable,
+            "-m",
+            "gpu_rs",
+            "profile",
+            "--n",
+            "8",
+            "--bits",
+            "1",
+            "--q",
+            "0.25",
+            "--eps",
+            "1.2",
+            *RELEASES,
+        ],
         capture_output=True,
         text=True,
         timeout=120,

@@ -16,7 +16,9 @@ import pytest
 import gpu_rs
 
 
-@pytest.mark.parametrize(("n", "bits", "q", "k", "eps"), [(3, 2, 0.25, 2, 0.4), (2, 1, 0.2, 3, 0.6), (3, 1, 0.25, 2, 0.3)])
+@pytest.mark.parametrize(
+    ("n", "bits", "q", "k", "eps"), [(3, 2, 0.25, 2, 0.4), (2, 1, 0.2, 3, 0.6), (3, 1, 0.25, 2, 0.3)]
+)
 def test_every_pair_tail_and_delta_against_brute_force(n, bits, q, k, eps):
     tail, delta = oracles_compose.krand_every_pair(n, bits, Fraction(q), k, eps)
     b = gpu_rs.tail(n, bits, q, eps, k=k, backend="numpy")

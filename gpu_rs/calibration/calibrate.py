@@ -15,8 +15,8 @@ from gpu_rs.common.floats import FLOOR
 from gpu_rs.common.limits import CALIBRATION_SEARCH_SECONDS, MAX_CALIBRATION_SECONDS, MAX_RELEASES, MIN_TARGET, Q_RTOL
 from gpu_rs.common.provenance import provenance
 from gpu_rs.common.validation import (
-    check_int,
     Problem,
+    check_int,
     check_k,
     check_open,
     check_q_tol,

@@ -11,20 +11,18 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
-from gpu_rs.cli.output import PROG
 from gpu_rs.common.limits import (
     BACKEND_NAMES,
     MAX_BITS,
     MAX_EPS,
     MAX_K,
     MAX_N,
-    MAX_RELEASES,
     MAX_Q_TOL,
+    MAX_RELEASES,
     MIN_EPS,
     MIN_Q_TOL,
     MIN_REL_WIDTH,

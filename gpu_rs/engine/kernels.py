@@ -1,4 +1,4 @@
-"""The two payoffs the tilted hinge certifies (:mod:`gpu_rs.engine.tilt`), as closed forms.
+"""The two payoffs the tilted hinge certifies (:mod:`gpu_rs.engine.tilt`), as closed forms, and their sums.
 
 For a payoff ``h(Y − y)``, zero below the threshold, and ``θ`` of the tilt (``η = |θ|``), the
 tilted route needs ``G(u) = h(u) e^{−ηu}`` (``u >= 0``), its derivative ``w = G′`` and a
@@ -34,6 +34,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpu_rs.common.floats import UNIT
+from gpu_rs.engine.fourier import SpectrumCache
+from gpu_rs.engine.majorants import vaaler_weights
+from gpu_rs.engine.phase import split, turns
 
 Transforms = tuple[Any, Any, Any, Any, Any, Any, Any]
 """``(J re, J im, J error, |J|, Jm re, Jm im, Jm error)`` at each ``s``."""
@@ -133,3 +136,42 @@ class Exponential:
 def kernel(name: str, eta: float) -> Linear | Exponential:
     """The payoff ``name`` (``"linear"`` or ``"exponential"``) at tilt ``η``."""
     return Linear(eta) if name == "linear" else Exponential(eta)
+
+
+def sums(
+    xp: Any, cache: SpectrumCache, K: int, alphas: tuple[float, ...], pay: Linear | Exponential, reflect: bool
+) -> list[tuple[float, float, float]]:
+    """``(∫ w·centre, ∫ m·half, round-off)`` at each ``α`` from ``φ_1 … φ_K`` (:mod:`gpu_rs.engine.tilt`)."""
+    period, m0, n_a, eta = cache.period, pay.total, len(alphas), pay.eta
+    s_c, s_h, term_err = [0.0] * n_a, [0.0] * n_a, [0.0] * n_a
+    ed = magnitude = 0.0
+    for k0, spec in cache.upto(K):
+        k1 = min(K + 1, k0 + int(spec.re.shape[0]))
+        if k1 <= k0:
+            break
+        n = k1 - k0
+        re, err, mod = spec.re[:n], spec.err[:n], spec.modulus[:n]
+        im = -spec.im[:n] if reflect else spec.im[:n]
+        k, b, c = vaaler_weights(xp, K, k0, k1)
+        s = k * (2.0 * math.pi / (period * eta))  # ω/η
+        j_re, j_im, j_err, j_abs, m_re, m_im, m_err = pay.transforms(xp, s)
+        ed += float(xp.sum(c * re))
+        m_abs = xp.sqrt(m_re * m_re + m_im * m_im) + m_err
+        wc = (2.0 / (2.0 * K + 2.0)) * c
+        weight = b * j_abs + wc * m_abs
+        fixed = float(xp.sum(b * j_err * mod + wc * (m_err * mod + m0 * err) + weight * (err + 8.0 * UNIT * mod)))
+        magnitude += float(xp.sum((weight + wc * m0) * mod))
+        for i, alpha in enumerate(alphas):
+            t, t_err = turns(xp, k, split(alpha), float(K))
+            ang = (2.0 * math.pi) * t
+            ang_err = (2.0 * math.pi) * t_err + (4.0 * UNIT) * xp.abs(ang)
+            ca, sa = xp.cos(ang), xp.sin(ang)
+            x, y = ca * j_re - sa * j_im, ca * j_im + sa * j_re  # e^{iA} J
+            u, v = ca * m_re - sa * m_im, ca * m_im + sa * m_re  # e^{iA} Jm
+            s_c[i] += float(xp.sum(b * (y * re - x * im)))
+            s_h[i] += float(xp.sum(c * (u * re + v * im)))
+            term_err[i] += fixed + float(xp.sum(weight * mod * ang_err))
+    flat = pay.integral / period  # ∫ w (1 − β)
+    rounding = (16.0 + 2.0 * math.log2(K + 1)) * UNIT * (magnitude + flat + 3.0 * m0) * 2.0
+    half = [((2.0 + 2.0 * ed) * m0 + 2.0 * h) / (2.0 * K + 2.0) for h in s_h]
+    return [(flat - s_c[i], half[i], term_err[i] + rounding) for i in range(n_a)]

@@ -35,10 +35,8 @@ from scipy.special import logsumexp
 from gpu_rs.common.floats import EXP_LIMIT, FLOOR, UNIT
 from gpu_rs.engine import chernoff
 from gpu_rs.engine.fourier import MARGIN, SpectrumCache, workspace_bytes
-from gpu_rs.engine.kernels import Exponential, Linear, kernel
+from gpu_rs.engine.kernels import kernel, sums
 from gpu_rs.engine.laws import Law, SumLaw
-from gpu_rs.engine.majorants import vaaler_weights
-from gpu_rs.engine.phase import split, turns
 
 FIRST_TERMS = 1 << 13
 """Frequencies of the first attempt."""
@@ -116,45 +114,6 @@ def tilt(law: SumLaw, theta: float) -> tuple[SumLaw, float, float, float] | None
     return SumLaw(tuple(parts)), k_total, k_err, dropped
 
 
-def _sums(
-    xp: Any, cache: SpectrumCache, K: int, alphas: tuple[float, ...], pay: Linear | Exponential, reflect: bool
-) -> list[tuple[float, float, float]]:
-    """``(∫ w·centre, ∫ m·half, round-off)`` at each ``α`` from ``φ_1 … φ_K`` (module docstring)."""
-    period, m0, n_a, eta = cache.period, pay.total, len(alphas), pay.eta
-    s_c, s_h, term_err = [0.0] * n_a, [0.0] * n_a, [0.0] * n_a
-    ed = magnitude = 0.0
-    for k0, spec in cache.upto(K):
-        k1 = min(K + 1, k0 + int(spec.re.shape[0]))
-        if k1 <= k0:
-            break
-        n = k1 - k0
-        re, err, mod = spec.re[:n], spec.err[:n], spec.modulus[:n]
-        im = -spec.im[:n] if reflect else spec.im[:n]
-        k, b, c = vaaler_weights(xp, K, k0, k1)
-        s = k * (2.0 * math.pi / (period * eta))  # ω/η
-        j_re, j_im, j_err, j_abs, m_re, m_im, m_err = pay.transforms(xp, s)
-        ed += float(xp.sum(c * re))
-        m_abs = xp.sqrt(m_re * m_re + m_im * m_im) + m_err
-        wc = (2.0 / (2.0 * K + 2.0)) * c
-        weight = b * j_abs + wc * m_abs
-        fixed = float(xp.sum(b * j_err * mod + wc * (m_err * mod + m0 * err) + weight * (err + 8.0 * UNIT * mod)))
-        magnitude += float(xp.sum((weight + wc * m0) * mod))
-        for i, alpha in enumerate(alphas):
-            t, t_err = turns(xp, k, split(alpha), float(K))
-            ang = (2.0 * math.pi) * t
-            ang_err = (2.0 * math.pi) * t_err + (4.0 * UNIT) * xp.abs(ang)
-            ca, sa = xp.cos(ang), xp.sin(ang)
-            x, y = ca * j_re - sa * j_im, ca * j_im + sa * j_re  # e^{iA} J
-            u, v = ca * m_re - sa * m_im, ca * m_im + sa * m_re  # e^{iA} Jm
-            s_c[i] += float(xp.sum(b * (y * re - x * im)))
-            s_h[i] += float(xp.sum(c * (u * re + v * im)))
-            term_err[i] += fixed + float(xp.sum(weight * mod * ang_err))
-    flat = pay.integral / period  # ∫ w (1 − β)
-    rounding = (16.0 + 2.0 * math.log2(K + 1)) * UNIT * (magnitude + flat + 3.0 * m0) * 2.0
-    half = [((2.0 + 2.0 * ed) * m0 + 2.0 * h) / (2.0 * K + 2.0) for h in s_h]
-    return [(flat - s_c[i], half[i], term_err[i] + rounding) for i in range(n_a)]
-
-
 class Tilted:
     """One tilt ``P_θ`` of ``Y``, its window and its spectrum, for hinges with thresholds near ``K'(θ)``.
 
@@ -223,7 +182,7 @@ class Tilted:
         outside = self.out * pay.variation * (1.0 + 1e-9)
         K = min(self.terms, max_terms)
         while True:
-            (c_up, h_up, r_up), (c_lo, h_lo, r_lo) = _sums(self.xp, self.cache, K, alphas, pay, not above)
+            (c_up, h_up, r_up), (c_lo, h_lo, r_lo) = sums(self.xp, self.cache, K, alphas, pay, not above)
             upper = f_up * (c_up + h_up + r_up + outside + tails[0]) * (1.0 + 8.0 * UNIT)
             lower = max(0.0, f_lo * (c_lo - h_lo - r_lo - outside - tails[1]) * (1.0 - 8.0 * UNIT))
             disc = f_up * h_up + f_lo * h_lo

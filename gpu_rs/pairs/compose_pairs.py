@@ -19,6 +19,7 @@ hull and the masses are exact; only ``log x_j`` is a float, with the error :attr
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -66,7 +67,7 @@ class LossPmf:
         """The pair of the curve through ``hull`` (module docstring); checks the masses exactly."""
         if hull[0] != (0, 1):
             raise RuntimeError("a hockey-stick curve starts at (0, 1)")
-        slopes = [(y2 - y1) / (x2 - x1) for (x1, y1), (x2, y2) in zip(hull, hull[1:], strict=False)] + [Fraction(0)]
+        slopes = [(y2 - y1) / (x2 - x1) for (x1, y1), (x2, y2) in itertools.pairwise(hull)] + [Fraction(0)]
         if slopes[0] < -1 or any(s > 0 for s in slopes):
             raise RuntimeError("the curve is not the hockey-stick curve of a pair")
         x, probs = [], []

@@ -38,7 +38,10 @@ def outcomes(law: SumLaw) -> Listed | None:
     """``(values, probs)`` of ``Y`` but its last summand, that summand's atoms, the values' round-off and
     the probabilities' relative error; None where ``Y`` has more than :data:`MAX_OUTCOMES` outcomes."""
     copies = [w for w, c in law.parts for _ in range(c)]
-    if math.prod(float(w.size) for w in copies) > MAX_OUTCOMES or math.prod(float(w.size) for w in copies[:-1]) > MAX_KEPT:
+    if (
+        math.prod(float(w.size) for w in copies) > MAX_OUTCOMES
+        or math.prod(float(w.size) for w in copies[:-1]) > MAX_KEPT
+    ):
         return None
     values, probs = np.zeros(1), np.ones(1)
     for w in copies[:-1]:

@@ -23,12 +23,13 @@ from gpu_rs.common.provenance import provenance
 from gpu_rs.common.serialize import ToDict
 from gpu_rs.common.validation import MAX_EPS, check_int, check_open
 from gpu_rs.pairs.compose_pairs import LossPmf, lam, optimistic, pessimistic
+from gpu_rs.pairs.profile_grid import DISCRETIZATION, export_grid
 from gpu_rs.quantities.compose_root import Composition
 from gpu_rs.quantities.profile import PrivacyProfile
-from gpu_rs.pairs.profile_grid import DISCRETIZATION, export_grid
 from gpu_rs.quantities.profile_export import to_dp_accounting
 from gpu_rs.quantities.profile_plot import draw
 from gpu_rs.quantities.profile_results import DeltaBound
+
 
 def pairs_of(profile: PrivacyProfile, options: Mapping[str, Any]) -> dict[str, tuple[LossPmf, LossPmf]]:
     """``{order: (dominating pair, dominated pair)}`` of one release, on its export's grid.
@@ -101,7 +102,7 @@ class ComposedProfile(ToDict):
         return tuple(self.epsilon(float(d), eps_tol) for d in np.asarray(delta, dtype=float).ravel())
 
     def to_dp_accounting(self, **options: Any) -> Any:
-        """A pessimistic dp_accounting PLD of the composed profile: :func:`~gpu_rs.quantities.profile_export.to_dp_accounting`."""
+        """A pessimistic dp_accounting PLD of the composed profile (:mod:`~gpu_rs.quantities.profile_export`)."""
         return to_dp_accounting(self, **options)
 
     def plot(
@@ -193,4 +194,3 @@ def compose(
         provenance(arguments, first.backend),
         engine,
     )
-

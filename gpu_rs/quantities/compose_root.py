@@ -8,9 +8,9 @@ import numpy as np
 
 from gpu_rs.common.floats import UNIT
 from gpu_rs.engine.bounds import ErrorBudget
-from gpu_rs.pairs.results import estimate
 from gpu_rs.pairs.compose_pairs import NULL, LossPmf
 from gpu_rs.pairs.compose_sides import Side
+from gpu_rs.pairs.results import estimate
 from gpu_rs.pairs.scopes.all_krand import AllKrand
 from gpu_rs.quantities.profile_curve import MAX_TILT_TERMS
 from gpu_rs.quantities.profile_results import DeltaBound, EpsilonBound
@@ -113,7 +113,6 @@ class Composition:
         at_lo = self.delta(lo) if lo > 0.0 else None
         met = hi - lo <= eps_tol * hi * (1.0 + 4.0 * UNIT)
         return EpsilonBound(delta, lo, estimate(lo, hi, (u_lo, hi)), hi, at_hi, at_lo, met)
-
 
 
 def krand_composition(covers: AllKrand, rel_width: float, abs_width: float) -> Composition:

@@ -113,7 +113,7 @@ class PrivacyProfile(ToDict):
         path: str | None = None,
         others: Mapping[str, Callable[[np.ndarray], np.ndarray]] | None = None,
     ) -> Any:
-        """``δ`` against ``ε`` on a log axis, each order's certified band: :func:`~gpu_rs.quantities.profile_plot.draw`."""
+        """``δ`` against ``ε`` on a log axis, each order's band (:func:`~gpu_rs.quantities.profile_plot.draw`)."""
         return draw(self, eps, ax=ax, path=path, others=others)
 
 

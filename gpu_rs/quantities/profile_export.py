@@ -42,6 +42,7 @@ from typing import Any
 
 from gpu_rs.pairs.profile_grid import export_grid
 
+
 def to_dp_accounting(profile: Any, **options: Any) -> Any:
     """A pessimistic ``dp_accounting`` ``PrivacyLossDistribution`` of ``profile`` (module docstring).
 

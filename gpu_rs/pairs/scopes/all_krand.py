@@ -53,7 +53,10 @@ class _Proven:
         return self.bits * math.log((1.0 - self.q) / self.q)
 
     def delta(self, eps: Any) -> list[Any]:
-        return [PairBound("every pair", 0.0, float(v), "proven") for v in proven_deltas(self.n, self.bits, self.q, np.asarray(eps))]
+        return [
+            PairBound("every pair", 0.0, float(v), "proven")
+            for v in proven_deltas(self.n, self.bits, self.q, np.asarray(eps))
+        ]
 
 
 class AllKrand(Scope):
