@@ -78,13 +78,15 @@ def test_dominating_pair_against_monte_carlo():
         assert lo - 1e-12 <= mean + half and mean - half <= hi + 1e-12
 
 
-def test_against_dp_accounting():
+@pytest.mark.parametrize(("n", "q", "times"), [(1000, 0.1, 30), (2000, 0.01798620996209156, 50)])
+def test_against_dp_accounting(n, q, times):
     """Never below dp_accounting's optimistic composition of the exact pair; at most 5 % above its
-    pessimistic composition of the same export."""
+    pessimistic composition of the same export. (At ε₀ = 4 the root finder once met a threshold at
+    the top of the support, where no tilt applies: the bound there is a Chernoff bound, not 1.)"""
     pytest.importorskip("dp_accounting")
     from gpu_rs.reference.one_bit_pld import one_bit_pld
 
-    n, q, times, delta = 1000, 0.1, 30, 1e-6
+    delta = 1e-6
     profile = gpu_rs.privacy_profile(n, 1, q, scope="homogeneous", backend="numpy")
     found = compose(profile, times=times).epsilon(delta)
     theirs = profile.to_dp_accounting().self_compose(times).get_epsilon_for_delta(delta)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from gpu_rs.common.floats import UNIT
-from gpu_rs.engine import tilt
+from gpu_rs.engine import chernoff, tilt
 from gpu_rs.engine.laws import SumLaw
 from gpu_rs.pairs.compose_pairs import LossPmf, infinity_factor
 
@@ -96,12 +96,12 @@ class Side:
         h_lo, h_hi = 0.0, 0.0
         if self.listed is not None:
             h_lo, h_hi = _summed(self.listed, lo, hi)
-        elif lo < self.law.max:  # Y <= max <= y: the payoff is 0
-            h_lo, h_hi = 0.0, 1.0
+        elif lo < self.law.max:  # Y <= max <= y: the payoff is 0; below 1{Y > y}, so below a Chernoff bound
+            h_lo, h_hi = 0.0, min(1.0, chernoff.upper_tail(self.law, lo))
             near = self._tilted(lo, hi)
             found = None if near is None else near.hinge(lo, hi, rel_width, abs_width, self.max_terms, "exponential")
             if found is not None:
-                h_lo, h_hi = found.lower, min(1.0, found.upper)
+                h_lo, h_hi = found.lower, min(h_hi, found.upper)
         log_lo, log_hi = self.finite
         miss_lo, miss_hi = -math.expm1(log_hi) * (1.0 - 4.0 * UNIT), -math.expm1(log_lo) * (1.0 + 4.0 * UNIT)
         a_lo, a_hi = math.exp(log_lo) * (1.0 - 4.0 * UNIT), min(1.0, math.exp(log_hi) * (1.0 + 4.0 * UNIT))
