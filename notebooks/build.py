@@ -871,7 +871,7 @@ if COMPOSED.exists():
     ax.set_ylabel("ε(δ = 1e-9)")
     ax.set_title("N = 10⁶, daily releases; band: certified interval")
     ax.grid(True, which="both", lw=0.3)
-    ax.legend(fontsize=7, loc="upper left")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
     show(fig)
 else:
     print(f"no cache at {COMPOSED}: run python scripts/composition_comparison.py")""",
