@@ -9,6 +9,7 @@ exact pair and close to its pessimistic composition of the same export.
 
 from __future__ import annotations
 
+import importlib.util
 from fractions import Fraction
 
 import numpy as np
@@ -175,3 +176,21 @@ def test_releases_need_delta_and_profile_cli_composes():
     _, worst = _truths(8, Fraction(1, 4), 3)
     upper = float(out.stdout.split("in [")[1].split(",")[1].split("]")[0])
     assert worst[EPS.index(1.2)] <= upper * (1 + 1e-6)
+
+
+def test_composed_profile_plots_exports_and_serializes(tmp_path):
+    """The composed profile has the single profile's interface: plot, to_dp_accounting, to_dict."""
+    pytest.importorskip("matplotlib")
+    profile = gpu_rs.privacy_profile(8, 1, 0.25, scope="homogeneous", backend="numpy")
+    composed = compose(profile, times=3)  # few outcomes: summed one by one
+    composed.plot(np.linspace(0.5, 2.0, 3), path=str(tmp_path / "c.png"))
+    assert (tmp_path / "c.png").stat().st_size > 0
+    out = composed.to_dict()
+    assert out["times"] == 3 and len(out["evaluated"]) == 3
+    if importlib.util.find_spec("dp_accounting") is not None:  # one composed δ per grid point: a coarse grid
+        pld = composed.to_dp_accounting(points=4, eps_max=4.0)
+        assert pld.get_epsilon_for_delta(1e-3) >= composed.epsilon(1e-3).upper
+    k2 = gpu_rs.privacy_profile(8, 1, 0.25, k=2, backend="numpy")
+    k2.plot(np.linspace(0.1, 2.0, 4), path=str(tmp_path / "k.png"))
+    e = k2.epsilon(1e-3)
+    assert e.lower == 0.0 and k2.delta(e.upper).upper <= 1e-3
