@@ -31,6 +31,10 @@ from gpu_rs.engine.laws import Law, exact_law, log_fraction
 
 Point = tuple[Fraction, Fraction]
 
+MAX_LOSS = 600.0
+"""Grids of these pairs end at or below this ``ε`` (``e^ε`` stays a float); beyond the last point the
+dominating curve is its last value, still above ``δ`` (``δ`` is nonincreasing)."""
+
 
 def lam(eps: np.ndarray, up: bool) -> list[Fraction]:
     """``e^ε`` rounded outwards (up or down), as exact rationals."""

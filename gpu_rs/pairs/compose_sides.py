@@ -21,7 +21,7 @@ import numpy as np
 
 from gpu_rs.common.floats import UNIT
 from gpu_rs.engine import chernoff, tilt
-from gpu_rs.engine.laws import SumLaw
+from gpu_rs.engine.laws import POINT, SumLaw
 from gpu_rs.pairs.compose_pairs import LossPmf, infinity_factor
 
 MAX_OUTCOMES = 1 << 24
@@ -58,11 +58,13 @@ class Side:
     def __init__(self, pmfs: list[tuple[LossPmf, int]], max_terms: int, xp: Any) -> None:
         parts, shift, err = [], 0.0, 0.0
         for pmf, times in pmfs:
+            if not pmf.probs:  # every loss infinite: A = 0 below, and δ = 1 whatever Y is
+                continue
             law, s = pmf.law()
             parts.append((law, times))
             shift += times * s
             err += times * 2.0 * pmf.value_error
-        self.law = SumLaw(tuple(parts))
+        self.law = SumLaw(tuple(parts) if parts else ((POINT, 1),))
         self.shift, self.err = shift, err + 8.0 * UNIT * abs(shift) * (len(pmfs) + 1)
         self.finite = infinity_factor(pmfs)
         self.max_terms, self.xp = max_terms, xp

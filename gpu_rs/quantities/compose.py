@@ -22,8 +22,8 @@ from gpu_rs.common.limits import MAX_RELEASES
 from gpu_rs.common.provenance import provenance
 from gpu_rs.common.serialize import ToDict
 from gpu_rs.common.validation import MAX_EPS, check_int, check_open
-from gpu_rs.pairs.compose_pairs import LossPmf, lam, optimistic, pessimistic
-from gpu_rs.pairs.profile_grid import DISCRETIZATION, export_grid
+from gpu_rs.pairs.compose_pairs import MAX_LOSS, LossPmf, lam, optimistic, pessimistic
+from gpu_rs.pairs.profile_grid import DISCRETIZATION, export_grid, grid_end
 from gpu_rs.quantities.compose_root import Composition
 from gpu_rs.quantities.profile import PrivacyProfile
 from gpu_rs.quantities.profile_export import to_dp_accounting
@@ -35,10 +35,13 @@ def pairs_of(profile: PrivacyProfile, options: Mapping[str, Any]) -> dict[str, t
     """``{order: (dominating pair, dominated pair)}`` of one release, on its export's grid.
 
     Where the largest loss is below ``2 · points`` multiples of the export's discretization (``q``
-    near 1/2), the grid is finer and reaches the largest loss.
+    near 1/2), the grid is finer and reaches the largest loss; it never reaches beyond
+    :data:`~gpu_rs.pairs.compose_pairs.MAX_LOSS`.
     """
-    d = min(DISCRETIZATION, profile.eps_top / (2 * options["points"]))
-    grid = export_grid(profile, discretization=d, eps_max=None if d == DISCRETIZATION else profile.eps_top, **options)
+    top = min(profile.eps_top, MAX_LOSS)
+    d = min(DISCRETIZATION, top / (2 * options["points"]))
+    end = min(grid_end(profile, profile.eps_top, options["delta_floor"]), MAX_LOSS) if d == DISCRETIZATION else top
+    grid = export_grid(profile, discretization=d, eps_max=end, **options)
     d = grid.discretization
     below = -(grid.steps * d)[::-1]  # where each value of the negative side holds
     x_up = lam(np.concatenate([below, grid.at]), True)

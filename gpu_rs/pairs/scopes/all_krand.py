@@ -25,7 +25,7 @@ from gpu_rs.common.floats import UNIT
 from gpu_rs.engine.bounds import Bounds, ErrorBudget
 from gpu_rs.engine.pipeline import Plan
 from gpu_rs.pairs import krand
-from gpu_rs.pairs.compose_pairs import LossPmf, lam, pessimistic
+from gpu_rs.pairs.compose_pairs import MAX_LOSS, LossPmf, lam, pessimistic
 from gpu_rs.pairs.compose_sides import TERMS, Side
 from gpu_rs.pairs.profile_grid import DISCRETIZATION, POINTS, export_grid
 from gpu_rs.pairs.results import PairBound
@@ -71,8 +71,9 @@ class AllKrand(Scope):
     def pmf(self) -> LossPmf:
         """One report's pair dominating every pair, either order (one curve covers both)."""
         proven = _Proven(self.n, self.bits, self.q)
-        # the grid reaches the largest loss, beyond which δ = 0 (no scan for the end: the blanket is slow there)
-        top = proven.eps_top
+        # the grid reaches the largest loss, beyond which δ = 0 (no scan for the end: the blanket is slow
+        # there), or MAX_LOSS
+        top = min(proven.eps_top, MAX_LOSS)
         grid = export_grid(proven, eps_max=top, discretization=min(DISCRETIZATION, top / (2 * POINTS)))
         below = -(grid.steps * grid.discretization)[::-1]
         return pessimistic(lam(np.concatenate([below, grid.at]), True), grid.remove[1])
