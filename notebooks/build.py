@@ -828,8 +828,9 @@ export. Its lower end is the composed seed's pair through a crude step bound, fa
         """\
 t0 = time.perf_counter()
 composed = gpu_rs.compose(prof, times=50).epsilon(1e-6)
+theirs = ours.self_compose(50).get_epsilon_for_delta(1e-6)
 print(f"gpu_rs.compose, 50 releases: eps(1e-6) in [{composed.lower:.4f}, {composed.upper:.4f}] "
-      f"({time.perf_counter() - t0:.1f} s); dp_accounting, same export: {ours.self_compose(50).get_epsilon_for_delta(1e-6):.4f}")
+      f"({time.perf_counter() - t0:.1f} s); dp_accounting, same export: {theirs:.4f}")
 assert composed.upper >= exact[False].self_compose(50).get_epsilon_for_delta(1e-6)""",
     ),
     (

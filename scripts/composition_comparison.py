@@ -46,7 +46,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--delta", type=float, default=1e-9)
     args = ap.parse_args()
-    cells = json.load(open(CACHE)) if os.path.exists(CACHE) else {}
+    cells = {}
+    if os.path.exists(CACHE):
+        with open(CACHE) as fh:
+            cells = json.load(fh)
     t0 = time.perf_counter()
     gpu_rs.tail(N, 8, 0.3, 1.0, scope="forward", backend="numpy")
     cells["forward_tail_seconds"] = time.perf_counter() - t0
