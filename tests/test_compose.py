@@ -194,3 +194,21 @@ def test_composed_profile_plots_exports_and_serializes(tmp_path):
     k2.plot(np.linspace(0.1, 2.0, 4), path=str(tmp_path / "k.png"))
     e = k2.epsilon(1e-3)
     assert e.lower == 0.0 and k2.delta(e.upper).upper <= 1e-3
+
+
+def test_delta_below_the_infinity_mass_is_refused():
+    """δ after T releases is at least 1 − (1 − ω_∞)^T: ε(δ) below that does not exist, and says so."""
+    from gpu_rs.pairs.compose_pairs import NULL, pessimistic
+    from gpu_rs.quantities.compose_root import Composition
+
+    pmf = pessimistic([Fraction(2)], np.array([1e-6]))  # loss log 2 with mass 1 − 1e-6, +∞ with 1e-6
+    assert pmf.infinity == Fraction(1e-6) and sum(pmf.probs) + pmf.infinity == 1
+    engine = Composition({name: [((pmf, NULL), 10)] for name in ("forward", "reverse")}, 1e-3, 1e-15, 10.0)
+    floor = -np.expm1(10 * np.log1p(-1e-6))
+    assert floor <= engine.delta(20.0).upper <= floor * (1 + 1e-9)
+    with pytest.raises(ValueError, match="delta must exceed the composed export's infinity mass"):
+        engine.epsilon(1e-6, 1e-3)
+    found = engine.epsilon(1e-4, 1e-3)  # loss 10 log 2 unless infinite: δ = 1 − A + A (1 − e^ε / 2^10)_+
+    a = 1.0 - floor
+    true = 10 * np.log(2) + np.log1p(-(1e-4 - floor) / a)
+    assert found.lower <= true <= found.upper <= true + 1.01e-3 * found.upper
