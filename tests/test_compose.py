@@ -122,6 +122,10 @@ def test_bad_lists():
         compose([a, a], times=60_000)
     with pytest.raises(ValueError, match="profiles must be"):
         compose([])
+    with pytest.raises(ValueError, match=r"points must be an integer in \[2, 100000\]: got 0"):
+        compose(a, points=0)
+    with pytest.raises(ValueError, match="delta_floor must be a number in"):
+        compose(a, delta_floor=0.0)
 
 
 @pytest.mark.parametrize(

@@ -173,7 +173,10 @@ def compose(
         raise ValueError(f"profiles must all have scope 'all', or all 'homogeneous': got scopes {scopes}")
     rel_width = check_open("rel_width", rel_width, 0.0, 1.0)
     abs_width = check_open("abs_width", abs_width, 0.0, 1.0)
-    options = {"points": points, "delta_floor": delta_floor}
+    options = {
+        "points": check_int("points", points, 2, 100_000),
+        "delta_floor": check_open("delta_floor", delta_floor, 0.0, 1.0),
+    }
     counts: dict[int, int] = {}
     for p in one:
         counts[id(p)] = counts.get(id(p), 0) + times
@@ -186,11 +189,12 @@ def compose(
         sum(distinct[key].eps_top * count for key, count in counts.items()),
     )
     first = one[0]
+    said = "; ".join(dict.fromkeys(p.guarantee for p in one))  # each release's guarantee once, in order
     return ComposedProfile(
         tuple((distinct[key].title, count // times) for key, count in counts.items()),
         times,
         scopes[0],
-        f"after {times} round(s) of these releases: {first.guarantee}",
+        f"after {times} round(s) of these releases: {said}",
         rel_width,
         abs_width,
         engine.top,
