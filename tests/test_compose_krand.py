@@ -38,3 +38,13 @@ def test_lower_end_is_the_seed_pair_with_k_reports():
 def test_profile_k_refuses_other_scopes():
     with pytest.raises(ValueError, match="scope must be 'all'"):
         gpu_rs.privacy_profile(100, 2, 0.2, k=2, scope="homogeneous")
+
+
+def test_calibrate_delta_with_k_reports_is_for_every_pair():
+    """``calibrate(delta=..., k=2)``: the composed every-pair δ at q meets the target, and says so."""
+    c = gpu_rs.calibrate(50, 1, eps=1.0, delta=1e-3, k=2, q_tol=1e-3, backend="numpy")
+    assert c.scope == "all" and c.k == 2 and "every neighbouring collection with k reports" in c.guarantee
+    assert c.at_q.upper <= 1e-3
+    assert gpu_rs.privacy_profile(50, 1, c.q, k=2, backend="numpy").delta(1.0).upper <= 1e-3
+    below = gpu_rs.privacy_profile(50, 1, c.q - 2 * c.q_tol, k=2, backend="numpy").delta(1.0)
+    assert below.upper > 1e-3  # q − q_tol does not certify (the search's own check, seen from outside)
