@@ -27,6 +27,7 @@ from gpu_rs.engine.pipeline import Plan
 from gpu_rs.pairs import krand
 from gpu_rs.pairs.compose_pairs import MAX_LOSS, LossPmf, lam, pessimistic
 from gpu_rs.pairs.compose_sides import TERMS, Side
+from gpu_rs.pairs.guarantees import guarantee
 from gpu_rs.pairs.profile_grid import DISCRETIZATION, POINTS, export_grid
 from gpu_rs.pairs.results import PairBound
 from gpu_rs.pairs.scopes.all_bound import proven_deltas
@@ -66,6 +67,9 @@ class AllKrand(Scope):
 
     def exact(self, quantity: str) -> bool:
         return False
+
+    def guarantee(self, quantity: str) -> str:
+        return guarantee(self.name, exact_all=False, quantity="krand-delta" if quantity == "delta" else "krand")
 
     @functools.cached_property
     def pmf(self) -> LossPmf:
