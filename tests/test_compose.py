@@ -216,3 +216,14 @@ def test_delta_below_the_infinity_mass_is_refused():
     a = 1.0 - floor
     true = 10 * np.log(2) + np.log1p(-(1e-4 - floor) / a)
     assert found.lower <= true <= found.upper <= true + 1.01e-3 * found.upper
+
+
+def test_calibrate_delta_after_releases_against_exact_compositions():
+    """``calibrate(delta=..., releases=3)``: at the q found, every pair's exact 3-fold δ meets the target."""
+    c = gpu_rs.calibrate(8, 1, eps=1.0, delta=1e-2, releases=3, q_tol=1e-3, backend="numpy")
+    assert c.releases == 3 and c.at_q.upper <= 1e-2 and "after 3 round(s)" in c.guarantee
+    worst = 0.0
+    for ones in range(8):
+        p, q = oracles_compose.one_bit_pair(8, Fraction(c.q), ones)
+        worst = max(worst, *(oracles_compose.composed_delta(*o, 3, [1.0])[0] for o in ((p, q), (q, p))))
+    assert worst <= c.at_q.upper
