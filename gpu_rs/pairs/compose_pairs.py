@@ -9,9 +9,10 @@ rest, ``1 + s_1 >= 0``, on a point ``P̂`` never takes. Its ``δ(ε) = E_P̂[(1 
 * :func:`pessimistic`: certified upper values ``u_i >= δ(λ_i)`` and ``(0, 1)``. The true ``δ``
   is convex in ``λ``, hence below the greatest convex minorant of those points (their lower hull),
   which is ``f``: the pair dominates the true pair (Blackwell order), and so do its compositions.
-* :func:`optimistic`: certified lower values ``l_i <= δ(λ_i)``: ``δ >= F = max(S, 1 − λ, 0)``
-  with ``S`` the step function ``λ ↦ max{l_j : λ_j >= λ}`` (``δ`` is nonincreasing), and ``f`` is
-  the greatest convex minorant of ``F``: a pair the true pair dominates.
+* :func:`optimistic`: certified lower values ``l_i <= δ(λ_i)`` (and upper ones, for chords):
+  ``δ >= F``, the largest of the step ``λ ↦ max{l_j : λ_j >= λ}`` (``δ`` is nonincreasing),
+  ``1 − λ``, ``0`` and the extended chords that convexity gives, and ``f`` is the greatest convex
+  minorant of ``F``: a pair the true pair dominates.
 
 Every vertex is an exact rational (floats read exactly, the grid's ``λ`` rounded outwards), so the
 hull and the masses are exact; only ``log x_j`` is a float, with the error :attr:`LossPmf.value_error`.
@@ -118,21 +119,43 @@ def pessimistic(x: list[Fraction], uppers: np.ndarray) -> LossPmf:
     return LossPmf.from_vertices(lower_hull(points))
 
 
-def optimistic(x: list[Fraction], lowers: list[Fraction]) -> LossPmf:
-    """A pair below the true one from certified ``l_i <= δ`` at ``λ = x_i`` (increasing; module docstring)."""
-    step, best = [], Fraction(0)
-    for v in reversed(lowers):
+def optimistic(a: list[Fraction], b: list[Fraction], lows: list[Fraction], ups: list[Fraction]) -> LossPmf:
+    """A pair below the true one: ``l_i <= δ(a_i)``, ``δ(b_i) <= u_i`` (``a``, ``b`` increasing; module docstring).
+
+    Besides the step ``λ ↦ max{l_j : a_j >= λ}`` and ``(1 − λ)_+``, convexity extends chords:
+    ``δ(λ) >= l_i + (l_i − u_{i+1})(a_i − λ)/(b_{i+1} − a_i)`` for ``λ <= a_i`` and
+    ``δ(λ) >= l_i + (l_i − u_{i−1})(λ − a_i)/(a_i − b_{i−1})`` for ``λ >= a_i``. On each interval
+    between consecutive ``a_i`` the largest of these that hold there is convex; the lower hull of
+    its vertices (the ends and the lines' crossings), over every interval, is their greatest convex
+    minorant.
+    """
+    n, step, best = len(a), [], Fraction(0)
+    for v in reversed(lows):
         best = max(best, v)
         step.append(best)
     step.reverse()
-    points, left = [(Fraction(0), Fraction(1))], Fraction(0)
-    for xi, s in zip(x, step, strict=True):  # F = max(s, 1 − λ) on (left, xi]
-        points += [(left, max(s, 1 - left)), (xi, max(s, 1 - xi))]
-        if left < 1 - s < xi:
-            points.append((1 - s, s))
-        left = xi
-    end = max(left, Fraction(1))
-    points += [(left, max(Fraction(0), 1 - left)), (end, Fraction(0))]
+    left = [
+        (lows[i], (ups[i + 1] - lows[i]) / (b[i + 1] - a[i])) if i + 1 < n and b[i + 1] > a[i] else None
+        for i in range(n)
+    ]
+    right = [
+        (lows[i], (lows[i] - ups[i - 1]) / (a[i] - b[i - 1])) if i > 0 and b[i - 1] < a[i] else None for i in range(n)
+    ]
+    end = max(a[-1], Fraction(1))
+    if right[-1] is not None and right[-1][1] < 0:  # where the last line reaches 0: beyond, the curve is flat
+        end = max(end, a[-1] - right[-1][0] / right[-1][1])
+    points: list[Point] = []
+    for k in range(n + 1):
+        lo, hi = (a[k - 1] if k else Fraction(0)), (a[k] if k < n else end)
+        lines = [(Fraction(-1), Fraction(1)), (Fraction(0), step[k] if k < n else Fraction(0))]  # (slope, at 0)
+        for found, i in ((right[k - 1] if k else None, k - 1), (left[k] if k < n else None, k)):
+            if found is not None:
+                lines.append((found[1], found[0] - found[1] * a[i]))
+        xs = {lo, hi}
+        for (m1, c1), (m2, c2) in itertools.combinations(lines, 2):
+            if m1 != m2 and lo < (c2 - c1) / (m1 - m2) < hi:
+                xs.add((c2 - c1) / (m1 - m2))
+        points += [(x, max(Fraction(0), *(m * x + c for m, c in lines))) for x in xs]
     return LossPmf.from_vertices(lower_hull(points))
 
 

@@ -45,20 +45,25 @@ def pairs_of(profile: PrivacyProfile, options: Mapping[str, Any]) -> dict[str, t
     d = grid.discretization
     below = -(grid.steps * d)[::-1]  # where each value of the negative side holds
     x_up = lam(np.concatenate([below, grid.at]), True)
-    x_lo = lam(np.concatenate([-grid.at[::-1], grid.at]), False)
-    x_top = lam(-grid.at[::-1], True)
+    # the seed's pair's own ends at ε = ±at, λ rounded down (for lower ends) and up (for upper ends)
+    eps = np.concatenate([-grid.at[::-1], grid.at])
+    a, b = lam(eps, False), lam(eps, True)
+    half = len(grid.at)
     out = {}
     for name, values, own, other in (("forward", grid.remove, 0, 1), ("reverse", grid.add, 1, 0)):
-        lows = [_low(b, own) for b in grid.found]
-        mirrored = [1 - xi * (1 - _low(b, other)) for xi, b in zip(x_top, reversed(grid.found), strict=True)]
-        out[name] = (pessimistic(x_up, values[1]), optimistic(x_lo, mirrored + lows))
+        mine = [_ends(d, own) for d in grid.found]
+        theirs = [_ends(d, other) for d in reversed(grid.found)]
+        # δ(−t) = 1 − e^{−t} (1 − δ_other(t)): a lower end with e^{−t} rounded up, an upper end with it down
+        lows = [1 - b[i] * (1 - theirs[i][0]) for i in range(half)] + [m[0] for m in mine]
+        ups = [1 - a[i] * (1 - theirs[i][1]) for i in range(half)] + [m[1] for m in mine]
+        out[name] = (pessimistic(x_up, values[1]), optimistic(a, b, lows, ups))
     return out
 
 
-def _low(found: DeltaBound, order: int) -> Fraction:
-    """The certified lower ``δ`` of one order of the seed's pair (0 where not computed), exactly."""
+def _ends(found: DeltaBound, order: int) -> tuple[Fraction, Fraction]:
+    """The certified ``(lower, upper)`` of one order of the seed's pair (``(0, 1)`` where not computed), exactly."""
     pair = found.forward if order == 0 else found.reverse
-    return Fraction(0) if pair is None else Fraction(float(pair[0]))
+    return (Fraction(0), Fraction(1)) if pair is None else (Fraction(float(pair[0])), Fraction(float(pair[1])))
 
 
 @dataclass(frozen=True)
