@@ -821,7 +821,8 @@ dp_accounting's composition of the export is floating-point FFT with truncated t
 gpu_rs's certification. `gpu_rs.compose(profile, times=T)` composes the same dominating pair
 itself, certified by the engine (docs/composition.md): its upper `ε(δ)` is a proven bound, and
 it sits within a fraction of a percent of dp_accounting's pessimistic composition of the same
-export. Its lower end is the composed seed's pair through a crude step bound, far below.""",
+export. Its lower end is the composed seed's pair (its certified ends and the chords that
+convexity extends), here close to dp_accounting's optimistic composition of the exact pair.""",
     ),
     (
         "code",
@@ -844,7 +845,8 @@ every pair (`scope="all"`), composed over up to a year. The band is gpu_rs's cer
 (its upper end is the guarantee), the circles dp_accounting's pessimistic composition of the same
 export. At ε₀ = 4 and N = 10⁶ the every-pair bound of one release is the same at L = 8, 16 and 40
 (it is the generic bound of an ε₀-LDP randomizer there: docs/benchmarks.md, issue 19), so their
-upper lines coincide; the lower ends differ (the seed's pair).""",
+upper lines coincide; the lower ends differ (the seed's pair, far more private than the
+every-pair bound).""",
     ),
     (
         "code",
