@@ -4,7 +4,8 @@ The contract is ``docs/spec.md``: :func:`tail` bounds ``P[R > e^ε]``,
 :func:`calibrate` picks the smallest certified flip probability,
 :func:`ratio_distribution` gives the bucketed pmf of ``R``, and
 :func:`moments` and :func:`three_sigma_q` are the seed's closed forms.
-:func:`privacy_profile` gives certified ``δ(ε)`` and ``ε(δ)``.
+:func:`privacy_profile` gives certified ``δ(ε)`` and ``ε(δ)``, and :func:`compose` those of
+``T`` releases.
 :func:`pair_tail` and :func:`worst_pairs` compute, exactly, the tail of any
 one neighbouring pair and the worst pair of a small population (``docs/worst-case.md``).
 
@@ -43,7 +44,9 @@ this list (``tests/test_architecture.py`` checks it). Read the first file named 
 ``quantities/``
     What users ask for. **``tail.py`` first**; ``background.py`` (one homogeneous
     background), ``profile.py`` (``δ(ε)``, ``ε(δ)``, with ``profile_orders.py`` and its
-    routes, and ``profile_export.py`` to dp_accounting), ``distribution.py`` (the law of
+    routes, and ``profile_export.py`` to dp_accounting), ``compose.py`` (``T`` releases: ``compose_pairs.py``
+    the dominating and dominated pairs, ``compose_sides.py`` and ``compose_root.py`` their
+    certified composition), ``distribution.py`` (the law of
     ``R``: ``distribution_curve.py`` certifies ``P[R > x]`` at every edge by mixing over the
     outlier's atom, ``distribution_edges.py`` asks ``tail`` at the edges it leaves wide,
     ``distribution_grid.py`` places the buckets, ``distribution_plan.py`` refuses a grid beyond the
@@ -88,6 +91,7 @@ if TYPE_CHECKING:
     from gpu_rs.pairs.worst import worst_pairs
     from gpu_rs.quantities.background import background_tail
     from gpu_rs.quantities.closed_forms import local_dp_q, moments, precision_sigma, three_sigma_q
+    from gpu_rs.quantities.compose import ComposedProfile, compose
     from gpu_rs.quantities.distribution import RatioDistribution, ratio_distribution
     from gpu_rs.quantities.profile import PrivacyProfile, privacy_profile
     from gpu_rs.quantities.results import TailBound
@@ -96,6 +100,7 @@ if TYPE_CHECKING:
 _HOMES = {
     "Calibration": "gpu_rs.calibration.results",
     "CalibrationError": "gpu_rs.common.errors",
+    "ComposedProfile": "gpu_rs.quantities.compose",
     "ErrorBudget": "gpu_rs.engine.bounds",
     "MemoryBudgetError": "gpu_rs.common.errors",
     "PairSearch": "gpu_rs.pairs.results",
@@ -108,6 +113,7 @@ _HOMES = {
     "TimeBudgetError": "gpu_rs.common.errors",
     "background_tail": "gpu_rs.quantities.background",
     "calibrate": "gpu_rs.calibration.calibrate",
+    "compose": "gpu_rs.quantities.compose",
     "local_dp_q": "gpu_rs.quantities.closed_forms",
     "moments": "gpu_rs.quantities.closed_forms",
     "pair_tail": "gpu_rs.pairs.exact",
@@ -124,6 +130,7 @@ _HOMES = {
 __all__ = [
     "Calibration",
     "CalibrationError",
+    "ComposedProfile",
     "ErrorBudget",
     "MemoryBudgetError",
     "PairSearch",
@@ -136,6 +143,7 @@ __all__ = [
     "TimeBudgetError",
     "background_tail",
     "calibrate",
+    "compose",
     "local_dp_q",
     "moments",
     "pair_tail",

@@ -127,7 +127,7 @@ CASES: list[tuple[list[str], str]] = [
     ([*PMF, "--range", "2"], "--range must be A:B"),
     ([*PMF, "--ratio", "1"], "--ratio must be a number in (1, "),
     # profile
-    ([*PROF, "--k", "2"], "--k must be 1 for gpu-rs profile"),
+    ([*PROF, "--k", "2", "--scope", "homogeneous"], "scope must be 'all' for privacy_profile with k=2"),
     ([*PROF, "--k", "0"], "--k must be an integer in [1, 1000]"),
     ([*PROF, "--delta", "1e-6"], "give exactly one of --eps/--ratio"),
     (without(PROF, "--eps"), "give exactly one of --eps/--ratio"),

@@ -80,11 +80,10 @@ def test_k1_path_unchanged():
     assert _contains(a, tail_counts(1000, 2, 0.2, 1, 1.5))
 
 
-def test_scope_all_refused_with_reason():
-    with pytest.raises(ValueError, match="scope='homogeneous'"):
-        gpu_rs.tail(800, 1, 0.1, 0.5, k=2, scope="all")
-    with pytest.raises(ValueError, match="scope='homogeneous'"):
-        gpu_rs.calibrate(1000, 2, 1.0, 1e-3, k=2, scope="all")
+def test_scope_all_is_the_default_and_proven():
+    """k > 1 under the default scope: every pair, by the composition bound (docs/composition.md §2)."""
+    b = gpu_rs.tail(800, 1, 0.1, 0.5, k=2, backend="numpy")
+    assert b.scope == "all" and "every neighbouring collection with k reports" in b.guarantee
 
 
 def test_k_limit_is_named():
@@ -92,9 +91,9 @@ def test_k_limit_is_named():
         gpu_rs.tail(800, 1, 0.1, 0.5, k=0, scope="homogeneous")
 
 
-def test_profile_refuses_k_and_cli_does_not_ignore_it():
-    with pytest.raises(ValueError, match="k must be 1 for privacy_profile"):
-        gpu_rs.privacy_profile(100, 1, 0.25, k=2)
+def test_profile_refuses_k_below_all_and_cli_does_not_ignore_it():
+    with pytest.raises(ValueError, match="scope must be 'all' for privacy_profile with k=2"):
+        gpu_rs.privacy_profile(100, 1, 0.25, k=2, scope="homogeneous")
     out = subprocess.run(
         [
             sys.executable,
@@ -111,13 +110,15 @@ def test_profile_refuses_k_and_cli_does_not_ignore_it():
             "1e-3",
             "--k",
             "2",
+            "--scope",
+            "homogeneous",
         ],
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert out.returncode == 2
-    assert out.stderr.strip().startswith("gpu-rs: error: --k must be 1 for gpu-rs profile")
+    assert out.stderr.strip().startswith("gpu-rs: error: scope must be 'all' for privacy_profile with k=2")
 
 
 def test_moments_and_three_sigma_take_k():
@@ -142,14 +143,3 @@ def test_one_bit_is_exact_to_the_asked_width(n, k, q, lam):
     b = gpu_rs.tail(n, 1, q, ratio=lam, k=k, scope="homogeneous", backend="numpy")
     assert b.met
     assert _contains(b, max(tail_counts(n, 1, q, k, lam), tail_counts_reverse(n, 1, q, k, lam)))
-
-
-def test_cli_default_scope_all_becomes_homogeneous_for_k(capsys):
-    import argparse
-
-    from gpu_rs.cli.arguments import scope_for_k
-
-    assert scope_for_k(argparse.Namespace(k=3, scope="all", scope_given=False)) == "homogeneous"
-    assert "not available for --k > 1" in capsys.readouterr().err
-    assert scope_for_k(argparse.Namespace(k=3, scope="all", scope_given=True)) == "all"
-    assert scope_for_k(argparse.Namespace(k=1, scope="all", scope_given=False)) == "all"

@@ -12,12 +12,12 @@ from gpu_rs.calibration.profile_target import calibrate_delta
 from gpu_rs.calibration.results import Calibration, ProfileCalibration
 from gpu_rs.calibration.search import Queries, smallest_q
 from gpu_rs.common.floats import FLOOR
-from gpu_rs.common.limits import CALIBRATION_SEARCH_SECONDS, MAX_CALIBRATION_SECONDS, MIN_TARGET, Q_RTOL
+from gpu_rs.common.limits import CALIBRATION_SEARCH_SECONDS, MAX_CALIBRATION_SECONDS, MAX_RELEASES, MIN_TARGET, Q_RTOL
 from gpu_rs.common.provenance import provenance
 from gpu_rs.common.validation import (
     Problem,
+    check_int,
     check_k,
-    check_k_scope,
     check_open,
     check_q_tol,
     check_rel_width,
@@ -40,6 +40,7 @@ def calibrate(
     ratio: float | None = None,
     scope: str = "all",
     k: int = 1,
+    releases: int = 1,
     q_tol: float | None = None,
     rel_width: float = 1e-3,
     backend: str = "auto",
@@ -67,7 +68,11 @@ def calibrate(
         certified by the inequalities of docs/k-randomization.md §5 (the upper end is what
         calibration uses); the 3σ comparison uses the exact moments of ``R_k``, the local-DP
         comparison ``ε/k`` per report, and every ``sigma_*`` is ``√(qpN/k)/(p − q)``.
-        ``scope="all"`` and ``delta`` are refused for ``k > 1``.
+        ``scope="all"`` (the default) is the composition bound of docs/composition.md §2; ``delta``
+        with ``k > 1`` takes ``scope="all"`` only.
+    releases : int
+        With ``delta``: the ``q`` whose certified ``δ(ε)`` after ``releases`` independent releases
+        (:func:`gpu_rs.compose`) is ``<= delta``, ``1 <= releases <= 100_000``; with ``eta`` only 1.
     q_tol : float, optional
         Absolute tolerance on ``q``, ``1e-12 <= q_tol < 0.01``. Default: relative,
         ``1e-5 · min(q, 1/2 − q)`` (:func:`~gpu_rs.calibration.search.relative_tol`), so that a small
@@ -118,7 +123,6 @@ def calibrate(
     Problem(n, bits, 0.25, eps)
     scope = check_scope(scope)
     k = check_k(k)
-    check_k_scope(k, scope)
     if (eta is None) == (delta is None):
         raise ValueError(
             f"give exactly one of eta (sufficient DP) or delta ((eps, delta)-DP), each a number in "
@@ -127,9 +131,12 @@ def calibrate(
     q_tol = None if q_tol is None else check_q_tol(q_tol)
     rel_width = check_rel_width(rel_width)
     max_seconds = check_open("max_seconds", max_seconds, 0.0, math.inf)
+    releases = check_int("releases", releases, 1, MAX_RELEASES)
+    if releases > 1 and delta is None:
+        raise ValueError(f"releases must be 1 with eta: got {releases} (compose releases with delta=...)")
     if delta is not None:
-        if k > 1:
-            raise ValueError(f"delta calibration supports k=1 only: got k={k} (privacy_profile has no k > 1); use eta")
+        if k > 1 and scope != "all":
+            raise ValueError(f"scope must be 'all' for delta calibration with k={k}: got {scope!r} (use eta)")
         delta = check_target("delta", delta)
         return calibrate_delta(
             n,
@@ -137,6 +144,8 @@ def calibrate(
             eps,
             delta,
             scope=scope,
+            k=k,
+            releases=releases,
             q_tol=q_tol,
             rel_width=rel_width,
             backend=backend,

@@ -11,6 +11,7 @@ from gpu_rs.calibration.search import Queries, smallest_q
 from gpu_rs.common.limits import Q_RTOL
 from gpu_rs.common.provenance import provenance
 from gpu_rs.quantities.closed_forms import local_dp_q, precision_sigma
+from gpu_rs.quantities.compose import compose
 from gpu_rs.quantities.profile import privacy_profile
 from gpu_rs.quantities.profile_results import DeltaBound
 
@@ -22,6 +23,8 @@ def calibrate_delta(
     delta: float,
     *,
     scope: str,
+    k: int,
+    releases: int,
     q_tol: float | None,
     rel_width: float,
     backend: str,
@@ -36,16 +39,22 @@ def calibrate_delta(
 
     def compute(q: float, width: float) -> tuple[DeltaBound, float]:
         t0 = time.perf_counter()
-        prof = privacy_profile(n, bits, q, scope=scope, rel_width=width, abs_width=0.1 * width * delta, backend=backend)
+        prof = privacy_profile(
+            n, bits, q, scope=scope, k=k, rel_width=width, abs_width=0.1 * width * delta, backend=backend
+        )
         used[0], covers[q] = prof.backend, prof.guarantee
-        return prof.delta(eps), time.perf_counter() - t0
+        if releases == 1:
+            return prof.delta(eps), time.perf_counter() - t0
+        composed = compose(prof, times=releases, rel_width=width, abs_width=0.1 * width * delta)
+        covers[q] = composed.guarantee
+        return composed.delta(eps), time.perf_counter() - t0
 
     query = Queries(compute, rel_width, progress, max_seconds)
     hi, tol, notes, violations = smallest_q(n, bits, eps, delta, q_tol, query, ("delta", "delta"))
     final = query.seen[hi]
     if not final.met:
         notes.append(f"delta at q could not be computed to rel_width={rel_width:g}")
-    ldp = local_dp_q(bits, eps)
+    ldp = local_dp_q(bits, eps / k)  # k reports compose: each must be (eps/k)-LDP
     return ProfileCalibration(
         n=n,
         bits=bits,
@@ -53,6 +62,8 @@ def calibrate_delta(
         delta=delta,
         q=hi,
         scope=scope,
+        k=k,
+        releases=releases,
         guarantee=covers[hi],
         at_q=final,
         q_tol=tol,
@@ -61,8 +72,8 @@ def calibrate_delta(
         monotone=not violations,
         violations=violations,
         local_dp_q=ldp,
-        sigma_calibrated=precision_sigma(n, hi),
-        sigma_local_dp=precision_sigma(n, ldp),
+        sigma_calibrated=precision_sigma(n, hi, k),
+        sigma_local_dp=precision_sigma(n, ldp, k),
         backend=used[0],
         seconds=time.perf_counter() - start,
         notes=notes,

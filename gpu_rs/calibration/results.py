@@ -129,11 +129,17 @@ class ProfileCalibration(CalibrationResult):
     delta : float
         The target ``δ``.
     at_q : DeltaBound
-        The certified ``δ(eps)`` at ``q``.
+        The certified ``δ(eps)`` at ``q`` (after every release).
+    releases : int
+        Independent releases composed (:func:`gpu_rs.compose`); 1: one.
     """
 
     delta: float
     at_q: DeltaBound
+    releases: int = 1
 
     def _claim(self) -> str:
-        return f"delta({self.eps:.6g}) <= {self.delta:g}: delta in [{self.at_q.lower:.6e}, {self.at_q.upper:.6e}]"
+        after = f" after {self.releases} releases" if self.releases > 1 else ""
+        return (
+            f"delta({self.eps:.6g}){after} <= {self.delta:g}: delta in [{self.at_q.lower:.6e}, {self.at_q.upper:.6e}]"
+        )

@@ -111,18 +111,11 @@ class Grid:
             [None] if self.scope is None else _axis("scope", self.scope),
         ):
             row: dict[str, Any] = {"n": nn, "bits": b, "eps": None, "ratio": None, "eta": None, "delta": None}
-            row.update({e_name: e, t_name: t, "k": kk, "scope": default_scope(kk) if s is None else s})
+            row.update({e_name: e, t_name: t, "k": kk, "scope": "all" if s is None else s})
             if e_name == "ratio" and isinstance(e, (int, float)) and e > 0:
                 row["eps"] = math.log(e)
             rows.append(row)
         return rows
-
-
-def default_scope(k: Any) -> str:
-    """A row's scope where none is asked: ``calibrate``'s, every pair (``"all"``), except with ``k > 1``
-    reports per user, where no every-pair bound is proven and the seed's pair in both orders is computed
-    (``"homogeneous"``; the row's ``scope`` column says which)."""
-    return "homogeneous" if isinstance(k, int) and k > 1 else "all"
 
 
 def calibrate_row(setting: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
@@ -206,8 +199,8 @@ def table(
     n, bits, eps, eta, delta, ratio, k, scope
         As for :func:`gpu_rs.calibrate`, each a value or a sequence of values; the grid is
         their product (``eps`` or ``ratio``, ``eta`` or ``delta``; :class:`Grid`). ``scope``
-        defaults to ``calibrate``'s, ``"all"`` (every neighbouring pair, the guarantee), and to
-        ``"homogeneous"`` for rows with ``k > 1`` (:func:`default_scope`); each row says its scope. The
+        defaults to ``calibrate``'s, ``"all"`` (every neighbouring pair, the guarantee; with ``k > 1``
+        the composition bound of docs/composition.md §2); each row says its scope. The
         issue-22 grid under ``"all"`` takes 89 s on 2 workers (docs/benchmarks.md).
     out : str, optional
         File of rows: ``.csv``, ``.jsonl`` (JSON lines) or ``.json`` (one JSON document,

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
-from gpu_rs.cli.output import PROG
 from gpu_rs.common.limits import (
     BACKEND_NAMES,
     MAX_BITS,
@@ -24,6 +22,7 @@ from gpu_rs.common.limits import (
     MAX_K,
     MAX_N,
     MAX_Q_TOL,
+    MAX_RELEASES,
     MIN_EPS,
     MIN_Q_TOL,
     MIN_REL_WIDTH,
@@ -189,6 +188,17 @@ def add_target(p: Any, option: str, what: str) -> None:
     )
 
 
+def add_releases(p: argparse.ArgumentParser, what: str) -> None:
+    """``--releases T``: independent releases composed (:func:`gpu_rs.compose`)."""
+    p.add_argument(
+        "--releases",
+        type=checked("--releases", integer(1, MAX_RELEASES), integer=True),
+        default=1,
+        metavar="T",
+        help=f"{what}, 1 <= T <= {MAX_RELEASES} (docs/composition.md); default: 1",
+    )
+
+
 def add_q_tol(p: argparse.ArgumentParser) -> None:
     """``--q-tol``, checked as the API checks ``q_tol``."""
     p.add_argument(
@@ -200,44 +210,15 @@ def add_q_tol(p: argparse.ArgumentParser) -> None:
     )
 
 
-class _Given(argparse.Action):
-    """Store the value and record that the option was given (``scope_given``)."""
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
-    ) -> None:
-        setattr(namespace, self.dest, values)
-        namespace.scope_given = True
-
-
-def scope_for_k(args: argparse.Namespace) -> str:
-    """The scope to compute: ``all`` has no proof for ``--k > 1``, so a *default* ``all`` becomes
-    ``homogeneous`` (said on stderr); an explicit ``--scope all`` goes on and is refused by the API."""
-    if args.k > 1 and args.scope == "all" and not getattr(args, "scope_given", False):
-        print(
-            f"{PROG}: note: --scope all is not available for --k > 1 (docs/k-randomization.md §5); "
-            "computing --scope homogeneous (both orders of the seed's pair)",
-            file=sys.stderr,
-        )
-        return "homogeneous"
-    return str(args.scope)
-
-
 def add_scope(p: argparse.ArgumentParser) -> None:
     """``--scope`` and ``--k``."""
-    p.set_defaults(scope_given=False)
     p.add_argument(
         "--scope",
-        action=_Given,
         choices=SCOPES,
         default="all",
         help="which neighbouring pairs: 'all' (every pair, the guarantee: exact for --bits 1, a proven "
         "bound otherwise), 'forward' (seed 003's pair, its order), 'homogeneous' (both orders of "
-        "that pair); default: all",
+        "that pair); default: all (with --k > 1 a proven bound too: docs/composition.md §2)",
     )
     p.add_argument(
         "--k",

@@ -11,12 +11,12 @@ from gpu_rs.cli.arguments import (
     add_common,
     add_q_tol,
     add_rel_width,
+    add_releases,
     add_run_options,
     add_scope,
     add_target,
     eps_kwargs,
     given,
-    scope_for_k,
 )
 from gpu_rs.cli.output import EXIT_OK, PROG, fmt, interval, op, print_json, verdict, warn_unmet
 from gpu_rs.cli.progress import Progress
@@ -38,6 +38,7 @@ def register(sub: Any) -> None:
     add_target(target, "--delta", "calibrate (eps, delta)-DP instead: certified delta(eps) <= DELTA")
     add_q_tol(p)
     add_rel_width(p, "relative width of each tail bound")
+    add_releases(p, "with --delta: the q that meets (eps, delta) after T independent releases")
     add_scope(p)
     add_run_options(p, json_help="print one JSON object (Calibration.to_dict()) on stdout")
     p.set_defaults(handler=run)
@@ -66,8 +67,9 @@ def run(args: argparse.Namespace) -> int:
             args.bits,
             eta=args.eta,
             delta=args.delta,
-            scope=scope_for_k(args),
+            scope=args.scope,
             k=args.k,
+            releases=args.releases,
             backend=args.backend,
             progress=step,
             **eps_kwargs(args),

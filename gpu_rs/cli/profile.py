@@ -12,6 +12,7 @@ from typing import Any
 from gpu_rs.cli.arguments import (
     add_common,
     add_rel_width,
+    add_releases,
     add_run_options,
     add_scope,
     add_target,
@@ -66,13 +67,6 @@ def output_file(suffix: str | None) -> Any:
     return parse
 
 
-PROFILE_K = (
-    "the profile's delta integrates the law of R_k, for which only tail bounds are certified "
-    "(use 'gpu-rs tail --k' or 'gpu-rs calibrate --eta ... --k')"
-)
-"""Why ``--k`` must be 1 here (the API's ``privacy_profile`` refuses ``k > 1`` for the same reason)."""
-
-
 def register(sub: Any) -> None:
     """Add ``gpu-rs profile`` to the subcommands."""
     p = sub.add_parser(
@@ -90,6 +84,7 @@ def register(sub: Any) -> None:
         help="delta(eps) at K values of eps from A to B (or a list: 0.5,1,2), from one set of transforms",
     )
     add_rel_width(p, "target width of delta, relative")
+    add_releases(p, "the profile after T independent releases (certified composition)")
     p.add_argument(
         "--csv",
         type=output_file(None),
@@ -122,10 +117,8 @@ def _grid(args: argparse.Namespace) -> list[float] | None:
 
 def run(args: argparse.Namespace) -> int:
     import gpu_rs
-    from gpu_rs.common.validation import check_k_one
 
     grid = _grid(args)
-    check_k_one(args.k, "gpu-rs profile", PROFILE_K, name="--k")
     if args.plot is not None and importlib.util.find_spec("matplotlib") is None:
         raise ValueError("--plot needs matplotlib: pip install 'gpu-rs[plot]'")
     if args.plot is not None and grid is None:
@@ -141,28 +134,33 @@ def run(args: argparse.Namespace) -> int:
             backend=args.backend,
             **given(rel_width=args.rel_width),
         )
+        shown: Any = prof
+        if args.releases > 1:
+            progress.line(f"gpu-rs: composing {args.releases} releases")
+            shown = gpu_rs.compose(prof, times=args.releases, **given(rel_width=args.rel_width))
         progress.line(
             f"gpu-rs: profile n={prof.n} bits={prof.bits} q={prof.q:.6g} scope={prof.scope}: "
             + (f"delta at {len(grid)} eps" if grid is not None else f"eps({args.delta:g})")
         )
-        found: Any = prof.delta(grid) if grid is not None else prof.epsilon(args.delta)
+        found: Any = shown.delta(grid) if grid is not None else shown.epsilon(args.delta)
     seconds = time.perf_counter() - start
     # eps(delta): the certified delta(eps) at the ends of its interval, the evidence for it.
     rows = list(found) if grid is not None else [d for d in (found.at_lower, found.at_upper) if d is not None]
     if args.csv is not None:
         _write_csv(args.csv, rows)
     if args.plot is not None:
-        prof.plot([d.eps for d in rows], path=args.plot)
+        shown.plot([d.eps for d in rows], path=args.plot)
     if args.json:
         out = {k: v for k, v in prof.to_dict().items() if k != "evaluated"}
-        out.update(k=args.k, seconds=seconds)
+        out.update(k=args.k, releases=args.releases, guarantee=shown.guarantee, seconds=seconds)
         if args.eps_grid is not None:
             out["deltas"] = [d.to_dict() for d in rows]
         else:
             out.update((rows[0] if grid is not None else found).to_dict())
         print_json(out)
         return EXIT_OK
-    print(f"privacy profile  n={prof.n}, bits={prof.bits}, q={short(prof.q)}")
+    after = f", after {args.releases} releases" if args.releases > 1 else ""
+    print(f"privacy profile  n={prof.n}, bits={prof.bits}, q={short(prof.q)}{after}")
     if grid is not None and len(rows) == 1:
         d = rows[0]
         print(f"  delta({d.eps:.6g})  in {interval(d, '.6e')}{'' if d.met else '  NOT MET'}")
@@ -178,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"  eps({found.delta:g})  in [{found.lower:.6g}, {found.upper:.6g}]{'' if found.met else '  NOT MET'}")
         print(f"  certified: delta({found.upper:.6g}) <= {fmt(found.at_upper.upper, '.4e')} <= {found.delta:g}")
-    print(f"  scope     {prof.scope}: {prof.guarantee}")
+    print(f"  scope     {prof.scope}: {shown.guarantee}")
     print(f"  backend {prof.backend}, {seconds:.3g} s")
     for path in (args.csv, args.plot):
         if path is not None:

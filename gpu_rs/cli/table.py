@@ -93,8 +93,8 @@ def register(sub: Any) -> None:
         type=scopes,
         default=None,
         metavar="SCOPE,...",
-        help=f"among {', '.join(SCOPES)}; default calibrate's, all (every pair, the guarantee), and homogeneous "
-        "(the seed's pair in both orders) for rows with --k > 1, where no every-pair bound is proven",
+        help=f"among {', '.join(SCOPES)}; default calibrate's, all (every pair, the guarantee; with --k > 1 "
+        "the composition bound of docs/composition.md §2)",
     )
     p.add_argument(
         "--out",

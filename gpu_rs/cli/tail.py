@@ -15,7 +15,6 @@ from gpu_rs.cli.arguments import (
     checked,
     eps_kwargs,
     given,
-    scope_for_k,
     short,
 )
 from gpu_rs.cli.output import EXIT_OK, fmt, interval, op, print_json, relative_width, warn_unmet
@@ -60,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
             args.n,
             args.bits,
             args.q,
-            scope=scope_for_k(args),
+            scope=args.scope,
             k=args.k,
             inclusive=args.inclusive,
             backend=args.backend,

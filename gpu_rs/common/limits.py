@@ -14,6 +14,9 @@ MAX_BITS = 1024
 """Largest number of bits per report ``L``."""
 MAX_K = 1000
 """Largest number of randomized reports per user ``k`` (SPEC §1.3)."""
+MAX_RELEASES = 100_000
+"""Most releases composed (:func:`gpu_rs.compose`): the tilted window grows as their square root, and
+past this the width asked needs more than 4e6 frequencies (docs/composition.md §5)."""
 MAX_EPS = EXP_LIMIT
 """``eps`` (and ``log`` of ``ratio``) must stay below this: ``e^eps`` must not overflow float64."""
 MIN_EPS = 2 * UNIT

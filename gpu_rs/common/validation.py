@@ -121,24 +121,6 @@ def check_k(k: object) -> int:
     return check_int("k", k, 1, MAX_K)
 
 
-def check_k_scope(k: int, scope: str) -> None:
-    """Refuse ``scope="all"`` for ``k > 1``: no reduction to finitely many pairs is proven there."""
-    if k > 1 and scope == "all":
-        raise ValueError(
-            f"scope='all' is not available for k={k}: the proof that bounds every neighbouring pair "
-            "(the clone reduction, docs/worst-case.md) covers one report per user, not k; pass "
-            "scope='homogeneous' (both orders of the seed's pair) or scope='forward'"
-        )
-
-
-def check_k_one(k: object, what: str, why: str, name: str = "k") -> int:
-    """Check ``k`` and refuse ``k > 1`` where ``what`` is not built for several reports per user."""
-    k = check_int(name, k, 1, MAX_K)
-    if k > 1:
-        raise ValueError(f"{name} must be 1 for {what}: got {k}; {why}")
-    return k
-
-
 def check_eps(eps: object, name: str = "eps") -> float:
     """``eps`` in ``[MIN_EPS, MAX_EPS)``: ``e^eps`` must exceed 1 and stay finite in float64."""
     return check_closed_open(name, eps, MIN_EPS, MAX_EPS)

@@ -18,6 +18,8 @@ in ``φ_k``, with ``ω = 2πk/P`` and ``z = η − iω``:
 
 Every other error (window, the window's end, round-off, the tilt's own) is bounded and added:
 docs/profile.md, "Tiny δ". The width is about ``Pη/K`` relative: one spectrum of ``P_θ``.
+The same route certifies any payoff whose ``w``, ``m`` and their transforms are closed forms
+(:mod:`gpu_rs.engine.kernels`): the privacy-loss payoff ``(1 − e^{y − Y})_+`` of a composition too.
 """
 
 from __future__ import annotations
@@ -33,9 +35,8 @@ from scipy.special import logsumexp
 from gpu_rs.common.floats import EXP_LIMIT, FLOOR, UNIT
 from gpu_rs.engine import chernoff
 from gpu_rs.engine.fourier import MARGIN, SpectrumCache, workspace_bytes
+from gpu_rs.engine.kernels import kernel, sums
 from gpu_rs.engine.laws import Law, SumLaw
-from gpu_rs.engine.majorants import vaaler_weights
-from gpu_rs.engine.phase import split, turns
 
 FIRST_TERMS = 1 << 13
 """Frequencies of the first attempt."""
@@ -113,53 +114,6 @@ def tilt(law: SumLaw, theta: float) -> tuple[SumLaw, float, float, float] | None
     return SumLaw(tuple(parts)), k_total, k_err, dropped
 
 
-def _sums(
-    xp: Any, cache: SpectrumCache, K: int, alphas: tuple[float, ...], eta: float, reflect: bool
-) -> list[tuple[float, float, float]]:
-    """``(∫ w·centre, ∫ m·half, round-off)`` at each ``α`` from ``φ_1 … φ_K`` (module docstring)."""
-    period, m0, n_a = cache.period, 1.0 / eta, len(alphas)
-    s_c, s_h, term_err = [0.0] * n_a, [0.0] * n_a, [0.0] * n_a
-    ed = magnitude = 0.0
-    for k0, spec in cache.upto(K):
-        k1 = min(K + 1, k0 + int(spec.re.shape[0]))
-        if k1 <= k0:
-            break
-        n = k1 - k0
-        re, err, mod = spec.re[:n], spec.err[:n], spec.modulus[:n]
-        im = -spec.im[:n] if reflect else spec.im[:n]
-        k, b, c = vaaler_weights(xp, K, k0, k1)
-        s = k * (2.0 * math.pi / (period * eta))  # ω/η
-        d = 1.0 + s * s
-        d2 = d * d
-        j_re, j_im = 2.0 * s * s / d2 * m0, -s * (1.0 - s * s) / d2 * m0
-        j_err = (64.0 * UNIT) * (xp.abs(j_re) + xp.abs(j_im))
-        parts_re = (1.0 / d, -(1.0 - s * s) / d2, (1.0 - 3.0 * s * s) / (d2 * d))
-        parts_im = (s / d, -2.0 * s / d2, (3.0 * s - s * s * s) / (d2 * d))
-        m_re, m_im = sum(parts_re) * m0, sum(parts_im) * m0
-        m_err = (64.0 * UNIT) * m0 * sum(xp.abs(p) for p in parts_re + parts_im)
-        ed += float(xp.sum(c * re))
-        j_abs = s / d * m0
-        m_abs = xp.sqrt(m_re * m_re + m_im * m_im) + m_err
-        wc = (2.0 / (2.0 * K + 2.0)) * c
-        weight = b * j_abs + wc * m_abs
-        fixed = float(xp.sum(b * j_err * mod + wc * (m_err * mod + m0 * err) + weight * (err + 8.0 * UNIT * mod)))
-        magnitude += float(xp.sum((weight + wc * m0) * mod))
-        for i, alpha in enumerate(alphas):
-            t, t_err = turns(xp, k, split(alpha), float(K))
-            ang = (2.0 * math.pi) * t
-            ang_err = (2.0 * math.pi) * t_err + (4.0 * UNIT) * xp.abs(ang)
-            ca, sa = xp.cos(ang), xp.sin(ang)
-            x, y = ca * j_re - sa * j_im, ca * j_im + sa * j_re  # e^{iA} J
-            u, v = ca * m_re - sa * m_im, ca * m_im + sa * m_re  # e^{iA} Jm
-            s_c[i] += float(xp.sum(b * (y * re - x * im)))
-            s_h[i] += float(xp.sum(c * (u * re + v * im)))
-            term_err[i] += fixed + float(xp.sum(weight * mod * ang_err))
-    flat = 1.0 / (period * eta * eta)  # ∫ w (1 − β)
-    rounding = (16.0 + 2.0 * math.log2(K + 1)) * UNIT * (magnitude + flat + 3.0 * m0) * 2.0
-    half = [((2.0 + 2.0 * ed) * m0 + 2.0 * h) / (2.0 * K + 2.0) for h in s_h]
-    return [(flat - s_c[i], half[i], term_err[i] + rounding) for i in range(n_a)]
-
-
 class Tilted:
     """One tilt ``P_θ`` of ``Y``, its window and its spectrum, for hinges with thresholds near ``K'(θ)``.
 
@@ -197,9 +151,16 @@ class Tilted:
         near = self.a < lo and hi < self.a + self.period and abs(0.5 * (lo + hi) - self.centre) <= self.sd
         return above == self.above and inside and near
 
-    def hinge(self, lo: float, hi: float, rel_width: float, abs_width: float, max_terms: int) -> TiltedHinge | None:
-        """Certified ``E[(Y − y)_+]`` (or the put) for every true ``y`` in ``[lo, hi]`` (see :func:`hinge`)."""
+    def hinge(
+        self, lo: float, hi: float, rel_width: float, abs_width: float, max_terms: int, payoff: str = "linear"
+    ) -> TiltedHinge | None:
+        """Certified ``E[(Y − y)_+]`` (or the put) for every true ``y`` in ``[lo, hi]`` (see :func:`hinge`).
+
+        ``payoff="exponential"`` (above the threshold only) certifies ``E[(1 − e^{y − Y})_+]`` instead
+        (:mod:`gpu_rs.engine.kernels`).
+        """
         a, period, eta, theta, above = self.a, self.period, self.eta, self.theta, self.above
+        pay = kernel(payoff, eta)
         # α for the upper bound (hinge largest) and the lower; the threshold each stands for is exact.
         if above:
             alphas = ((lo - a) / period - 4.0 * UNIT, (hi - a) / period + 4.0 * UNIT)
@@ -217,11 +178,11 @@ class Tilted:
             return None
         f_up, f_lo = math.exp(logs[0] + l_err[0]) * (1 + 4 * UNIT), math.exp(logs[1] - l_err[1]) * (1 - 4 * UNIT)
         ends = [period * (1.0 - al) for al in alphas]  # T: the window's end beyond each threshold
-        tails = [math.exp(-eta * T) * (4.0 * T + (T * T + T / eta + 1.0 / eta**2) / period) for T in ends]
-        outside = self.out * 2.0 / (math.e * eta) * (1.0 + 1e-9)
+        tails = [pay.beyond(T, period) for T in ends]
+        outside = self.out * pay.variation * (1.0 + 1e-9)
         K = min(self.terms, max_terms)
         while True:
-            (c_up, h_up, r_up), (c_lo, h_lo, r_lo) = _sums(self.xp, self.cache, K, alphas, eta, not above)
+            (c_up, h_up, r_up), (c_lo, h_lo, r_lo) = sums(self.xp, self.cache, K, alphas, pay, not above)
             upper = f_up * (c_up + h_up + r_up + outside + tails[0]) * (1.0 + 8.0 * UNIT)
             lower = max(0.0, f_lo * (c_lo - h_lo - r_lo - outside - tails[1]) * (1.0 - 8.0 * UNIT))
             disc = f_up * h_up + f_lo * h_lo
@@ -237,12 +198,21 @@ class Tilted:
 
 
 def hinge(
-    law: SumLaw, lo: float, hi: float, above: bool, rel_width: float, abs_width: float, max_terms: int, xp: Any
+    law: SumLaw,
+    lo: float,
+    hi: float,
+    above: bool,
+    rel_width: float,
+    abs_width: float,
+    max_terms: int,
+    xp: Any,
+    payoff: str = "linear",
 ) -> TiltedHinge | None:
     """Certified ``E[(Y − y)_+]`` (``above``) or ``E[(y − Y)_+]`` for every true ``y`` in ``[lo, hi]``.
 
     The upper bound at the end of ``[lo, hi]`` that makes the hinge largest; ``K`` grows until
     ``upper − lower <= max(abs_width, rel_width · lower)`` or ``max_terms``. None where no tilt applies.
+    ``payoff="exponential"``: ``E[(1 − e^{y − Y})_+]`` instead, above only (:mod:`gpu_rs.engine.kernels`).
     """
     found = Tilted.make(law, 0.5 * (lo + hi), above, xp)
-    return None if found is None else found.hinge(lo, hi, rel_width, abs_width, max_terms)
+    return None if found is None else found.hinge(lo, hi, rel_width, abs_width, max_terms, payoff)

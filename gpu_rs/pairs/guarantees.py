@@ -23,6 +23,12 @@ GUARANTEES = {
     "homogeneous pair",
     ("krand", "forward"): "the seed's pair with k reports per user (SPEC §1.3), S ~ A(D_m^k) only; certified by "
     "Maclaurin/Bonferroni inequalities (docs/k-randomization.md §5); not a guarantee for other pairs",
+    ("krand", "all-bound"): "proven upper bound for every neighbouring collection with k reports per user (the "
+    "k-fold composition of one report's every-pair dominating pair: docs/composition.md §2; tails by "
+    "docs/worst-case.md §8.3); lower end: both orders of the seed's pair with k reports (SPEC §1.3)",
+    ("krand-delta", "all-bound"): "proven upper bound for every neighbouring collection with k reports per user "
+    "(the k-fold composition of one report's every-pair dominating pair: docs/composition.md §2); lower end 0 "
+    "(the seed's pair's delta needs the law of R_k, of which only tail bounds are certified)",
     ("krand", "homogeneous"): "both orders of the seed's pair with k reports per user (SPEC §1.3), certified by "
     "Maclaurin/Bonferroni inequalities (docs/k-randomization.md §5); not a guarantee for other pairs",
 }
@@ -30,7 +36,7 @@ GUARANTEES = {
 
 
 def guarantee(scope: str, *, exact_all: bool, quantity: str = "tail") -> str:
-    """The guarantee sentence of ``scope`` for ``quantity`` (``"tail"``, ``"delta"`` or ``"krand"``).
+    """The guarantee sentence of ``scope`` for ``quantity`` (``"tail"``, ``"delta"``, ``"krand"`` or ``"krand-delta"``).
 
     ``exact_all`` says whether ``scope="all"`` is the exact maximum over every pair.
     """

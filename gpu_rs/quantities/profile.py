@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -9,14 +10,16 @@ from typing import Any
 import numpy as np
 
 from gpu_rs.common.backend import get_backend
-from gpu_rs.common.limits import MIN_TARGET
 from gpu_rs.common.provenance import provenance
 from gpu_rs.common.serialize import ToDict
-from gpu_rs.common.validation import MAX_EPS, Problem, check_int, check_k_one, check_open, check_scope
+from gpu_rs.common.validation import MAX_EPS, Problem, check_int, check_k, check_open, check_scope
 from gpu_rs.engine.pipeline import Plan, plan_terms
 from gpu_rs.pairs.scopes import scope_for
+from gpu_rs.pairs.scopes.all_krand import AllKrand
+from gpu_rs.quantities.compose_root import Composition, krand_composition
 from gpu_rs.quantities.profile_export import to_dp_accounting
 from gpu_rs.quantities.profile_orders import Order, Profile
+from gpu_rs.quantities.profile_plot import draw
 from gpu_rs.quantities.profile_results import DeltaBound
 from gpu_rs.quantities.tail import DEFAULT_MAX_TERMS
 
@@ -37,8 +40,9 @@ class PrivacyProfile(ToDict):
     rel_width: float
     backend: str
     provenance: dict[str, Any] = field(compare=False)
-    engine: Profile = field(repr=False, compare=False)
+    engine: Profile | Composition = field(repr=False, compare=False)
     evaluated: list[DeltaBound] = field(default_factory=list, repr=False, compare=False)
+    k: int = 1
 
     def delta(self, eps: float | Sequence[float] | np.ndarray) -> Any:
         """Certified ``δ(ε)``: a :class:`DeltaBound`, or a tuple of them for an array of ``ε``."""
@@ -65,6 +69,11 @@ class PrivacyProfile(ToDict):
             return found
         return tuple(self.epsilon(float(d), eps_tol) for d in np.asarray(delta, dtype=float).ravel())
 
+    @property
+    def eps_top(self) -> float:
+        """``L log((1 − q)/q)``: the largest privacy loss of one report, beyond which ``δ = 0``."""
+        return self.bits * math.log((1.0 - self.q) / self.q)
+
     def to_dp_accounting(self, **options: Any) -> Any:
         """A pessimistic dp_accounting ``PrivacyLossDistribution`` built from the certified upper ``δ(ε)``.
 
@@ -76,10 +85,25 @@ class PrivacyProfile(ToDict):
         return to_dp_accounting(self, **options)
 
     def to_dict(self) -> dict[str, Any]:
-        out = {k: getattr(self, k) for k in ("n", "bits", "q", "scope", "guarantee", "rel_width", "backend")}
+        out = {k: getattr(self, k) for k in ("n", "bits", "q", "k", "scope", "guarantee", "rel_width", "backend")}
         out["evaluated"] = [d.to_dict() for d in sorted(self.evaluated, key=lambda d: d.eps)]
         out["provenance"] = self.provenance
         return out
+
+    @property
+    def title(self) -> str:
+        """The setting, as a plot's title."""
+        return f"N = {self.n:,}, L = {self.bits}, q = {self.q:g}" + (f", k = {self.k}" if self.k > 1 else "")
+
+    @property
+    def bound_only(self) -> bool:
+        """Whether the upper end is a proven bound over every pair and the bands the seed's pair's."""
+        return self.engine.bound_only
+
+    @property
+    def abs_width(self) -> float:
+        """The absolute width asked of each ``δ``."""
+        return self.engine.abs_width
 
     def plot(
         self,
@@ -89,75 +113,8 @@ class PrivacyProfile(ToDict):
         path: str | None = None,
         others: Mapping[str, Callable[[np.ndarray], np.ndarray]] | None = None,
     ) -> Any:
-        """``δ`` against ``ε`` on a log axis, each order's certified band; saved to ``path`` if given.
-
-        ``others`` maps a label to a curve ``δ(ε)`` (an array of ``ε`` in, an array out) drawn
-        beside ours, e.g. the generic shuffle bounds of
-        ``gpu_rs.reference.generic_bounds.generic_curves(n, bits, q)``.
-
-        The axis reaches a decade below the least value drawn that is at least
-        :data:`~gpu_rs.common.limits.MIN_TARGET` (the least ``δ`` a calibration takes), so every
-        band it names is on it; that floor is a dotted line, and a value at or below it (a lower end
-        of 0, an upper end that is 0 rounded outwards) is drawn on it as a triangle pointing down,
-        not as data. The bound's own floor, ``abs_width`` (an interval that narrow is not narrowed
-        further), is a dashed grey line, and an upper end below it whose interval is wider than
-        ``rel_width`` asks is an open circle: ``δ`` may lie far below it. Under ``scope="all"`` at
-        several bits the bands are the seed's pair's and the dashed black line the proven upper end
-        over every pair.
-        """
-        import matplotlib.pyplot as plt
-        from matplotlib.figure import Figure
-
-        grid = np.linspace(0.05, 3.0, 30) if eps is None else np.asarray(eps, dtype=float)
-        found = self.delta(grid)
-        fig = None
-        if ax is None:
-            fig = Figure(figsize=(7, 4.5)) if path else plt.figure(figsize=(7, 4.5))
-            ax = fig.subplots()
-        bands = {
-            name: (np.array([getattr(d, name)[0] for d in found]), np.array([getattr(d, name)[1] for d in found]))
-            for name in ("forward", "reverse")
-            if all(getattr(d, name) is not None for d in found)
-        }
-        upper = np.array([d.upper for d in found])
-        curves = {label: np.asarray(curve(grid), dtype=float) for label, curve in (others or {}).items()}
-        drawn = np.concatenate([upper, *(np.concatenate(b) for b in bands.values()), *curves.values()])
-        shown = drawn[drawn >= MIN_TARGET]
-        floor = 0.1 * float(shown.min()) if shown.size else MIN_TARGET
-        pair = "seed's pair, " if self.engine.bound_only else ""
-        for (name, (lo, hi)), color in zip(bands.items(), ("C0", "C1"), strict=False):
-            above = hi > floor
-            ax.fill_between(grid, np.maximum(lo, floor), np.where(above, hi, floor), color=color, alpha=0.35, lw=0)
-            ax.plot(grid, np.where(above, hi, np.nan), color=color, lw=1, label=f"{pair}{name} order (certified band)")
-            _on_floor(ax, grid, hi, floor, color, f"{pair}{name} order: upper end at or below the floor")
-        every = "every pair: proven upper end" if pair else f"scope={self.scope}: upper end"
-        ax.plot(grid, np.where(upper > floor, upper, np.nan), "k--", lw=1, label=every)
-        _on_floor(ax, grid, upper, floor, "k", f"{every} at or below the floor")
-        lower, width = np.array([d.lower for d in found]), self.engine.abs_width
-        loose = (upper > floor) & (upper <= width) & (upper - lower > self.rel_width * lower)
-        if loose.any():  # met by abs_width alone: the bound's floor, not δ
-            ax.plot(grid[loose], upper[loose], "ko", mfc="none", ms=6, label=f"{every}: not narrowed below it")
-        if width > floor:
-            ax.axhline(width, color="0.5", ls="--", lw=0.8, label=f"bound's floor: abs_width={width:g}")
-        for i, (label, values) in enumerate(curves.items()):
-            ax.plot(grid, np.where(values > floor, values, np.nan), color=f"C{i + 2}", lw=1.2, ls="-.", label=label)
-        ax.axhline(floor, color="0.5", ls=":", lw=1, label=f"axis floor {floor:.1e}: values at or below it, 0 too")
-        ax.set_ylim(floor / 2, 1.5)
-        ax.set_yscale("log")
-        ax.set_xlabel("ε")
-        ax.set_ylabel("δ(ε)")
-        ax.set_title(f"N = {self.n:,}, L = {self.bits}, q = {self.q:g}")
-        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
-        if path:
-            (fig or ax.figure).savefig(path, dpi=120, bbox_inches="tight")
-        return ax
-
-
-def _on_floor(ax: Any, grid: np.ndarray, values: np.ndarray, floor: float, color: str, label: str) -> None:
-    """Values at or below the axis floor of :meth:`PrivacyProfile.plot`, drawn on it as triangles pointing down."""
-    low = values <= floor
-    if low.any():
-        ax.plot(grid[low], np.full(int(low.sum()), floor), "v", color=color, ms=5, ls="none", label=label)
+        """``δ`` against ``ε`` on a log axis, each order's band (:func:`~gpu_rs.quantities.profile_plot.draw`)."""
+        return draw(self, eps, ax=ax, path=path, others=others)
 
 
 def privacy_profile(
@@ -184,8 +141,10 @@ def privacy_profile(
         background (refused up front where it would take too long), for more bits a proven
         upper end from the clone reduction and the homogeneous pair as lower end.
     k : int
-        Randomized reports per user: only ``k = 1`` here (``δ`` needs the law of ``R_k``, not
-        just its tail bounds); ``k > 1`` raises ``ValueError`` naming :func:`gpu_rs.tail`.
+        Randomized reports per user, ``1 <= k <= MAX_K``. For ``k > 1`` only ``scope="all"``: the
+        upper end is the ``k``-fold composition of one report's every-pair dominating pair
+        (docs/composition.md §2), the lower end 0 (``δ`` of the seed's pair needs the law of
+        ``R_k``, of which only tail bounds are certified); other scopes raise ``ValueError``.
     rel_width, abs_width : float
         Target for each ``δ``: ``upper − lower <= max(rel_width * lower, abs_width)``.
     max_queries : int
@@ -204,20 +163,24 @@ def privacy_profile(
     arguments = dict(n=n, bits=bits, q=q, scope=scope, k=k, rel_width=rel_width, abs_width=abs_width, backend=backend)
     prob = Problem(n, bits, q, 1.0)
     scope = check_scope(scope)
-    check_k_one(
-        k,
-        "privacy_profile",
-        "the profile's delta integrates the law of R_k, for which only tail bounds are certified "
-        "(use gpu_rs.tail(..., k=k) or calibrate(..., eta=..., k=k))",
-    )
+    k = check_k(k)
+    if k > 1 and scope != "all":
+        raise ValueError(
+            f"scope must be 'all' for privacy_profile with k={k}: the seed's pair's delta integrates the law "
+            "of R_k, for which only tail bounds are certified (use gpu_rs.tail(..., k=k, scope=...))"
+        )
     rel_width = check_open("rel_width", rel_width, 0.0, 1.0)
     abs_width = check_open("abs_width", abs_width, 0.0, 1.0)
     max_queries = check_int("max_queries", max_queries, 0, 100_000)
     be = get_backend(backend)
     plan = Plan(rel_width / 4, abs_width / 4, plan_terms(DEFAULT_MAX_TERMS, be.free_memory(), None))
-    covers = scope_for(scope, prob.n, prob.bits, prob.q)
-    orders = {name: Order(prob.n, prob.bits, prob.q, name == "forward", plan, be.xp) for name in covers.orders}
-    engine = Profile(prob.n, prob.bits, prob.q, covers, rel_width, abs_width, max_queries, orders)
+    covers = scope_for(scope, prob.n, prob.bits, prob.q, k)
+    engine: Profile | Composition
+    if isinstance(covers, AllKrand):
+        engine = krand_composition(covers, rel_width, abs_width)
+    else:
+        orders = {name: Order(prob.n, prob.bits, prob.q, name == "forward", plan, be.xp) for name in covers.orders}
+        engine = Profile(prob.n, prob.bits, prob.q, covers, rel_width, abs_width, max_queries, orders)
     return PrivacyProfile(
         prob.n,
         prob.bits,
@@ -228,4 +191,5 @@ def privacy_profile(
         be.name,
         provenance(arguments, be.name),
         engine,
+        k=k,
     )

@@ -38,77 +38,24 @@ dp_accounting's own float arithmetic on the pmf is not certified by gpu_rs.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-import numpy as np
-
-from gpu_rs.common.floats import FLOOR, UNIT
-from gpu_rs.common.validation import check_int, check_open
-
-DISCRETIZATION = 1e-4
-"""dp_accounting's default ``value_discretization_interval``: PLDs compose only when it is equal."""
-POINTS = 100
-"""Grid points with ``ε > 0`` (each order); the negative side mirrors them."""
-DELTA_FLOOR = 1e-15
-"""The grid ends where the certified upper ``δ`` falls to this (or stops falling)."""
-SCAN = 16
-"""Points ``ε₀ 2^−j``, ``j < SCAN``, scanned for the end of the grid."""
+from gpu_rs.pairs.profile_grid import export_grid
 
 
-def _uppers(profile: Any, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Certified upper ``δ_{P‖Q}`` and ``δ_{Q‖P}`` at ``eps > 0``, from one batched call."""
-    found = profile.delta(eps)
-    if profile.scope == "all":  # the proven end covers every pair, in both orders
-        up = np.array([d.upper for d in found], dtype=float)
-        return up, up
-    return np.array([d.forward[1] for d in found], dtype=float), np.array([d.reverse[1] for d in found], dtype=float)
-
-
-def grid_end(profile: Any, eps0: float, delta_floor: float) -> float:
-    """The smallest scanned ``ε`` whose certified upper ``δ`` (both orders) is at most ``delta_floor``.
-
-    Where the profile cannot certify that little, the smallest scanned ``ε`` reaching the
-    least upper value found.
-    """
-    scan = eps0 * 2.0 ** -np.arange(SCAN - 1, -1, -1.0)
-    worst = np.maximum(*_uppers(profile, scan))
-    target = max(delta_floor, float(worst.min()))
-    return float(scan[np.argmax(worst <= target)])
-
-
-def one_order(steps: np.ndarray, discretization: float, own: np.ndarray, other: np.ndarray) -> tuple:
-    """``(rounded_epsilons, deltas)`` on ``−steps[::-1], …, steps`` for one order.
-
-    ``own`` bounds this order at ``+steps · discretization``, ``other`` the reverse order there;
-    at ``−t`` this order is ``1 − e^{−t} + e^{−t} δ_other(t)``, rounded up.
-    """
-    t = steps * discretization
-    below = np.minimum(1.0, (-np.expm1(-t) + np.exp(-t) * other) * (1.0 + 8.0 * UNIT) + FLOOR)
-    rounded = np.concatenate([-steps[::-1], steps])
-    deltas = np.clip(np.concatenate([below[::-1], own]), 0.0, 1.0)
-    return rounded, np.minimum.accumulate(deltas)
-
-
-def to_dp_accounting(
-    profile: Any,
-    *,
-    points: int = POINTS,
-    eps_max: float | None = None,
-    discretization: float = DISCRETIZATION,
-    delta_floor: float = DELTA_FLOOR,
-) -> Any:
+def to_dp_accounting(profile: Any, **options: Any) -> Any:
     """A pessimistic ``dp_accounting`` ``PrivacyLossDistribution`` of ``profile`` (module docstring).
 
     Parameters
     ----------
-    profile : PrivacyProfile
+    profile : PrivacyProfile or ComposedProfile
         With ``scope="homogeneous"`` (the two orders of the seed's pair) or ``"all"``.
     points : int
         Grid points with ``ε > 0``, ``2 <= points <= 100_000``, evenly spaced on ``(0, eps_max]``.
     eps_max : float, optional
         The last grid point; by default the first ``ε₀ 2^−j`` where the certified upper ``δ``
-        is at most ``delta_floor``. Its ``δ`` becomes the infinity mass.
+        is at most ``delta_floor`` (``ε₀ = profile.eps_top``, beyond which ``δ = 0``). Its
+        ``δ`` becomes the infinity mass.
     discretization : float
         dp_accounting's ``value_discretization_interval``, ``0 < discretization < 1``; PLDs
         compose only with the same value (dp_accounting's default is ``1e-4``).
@@ -125,23 +72,8 @@ def to_dp_accounting(
         from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError("to_dp_accounting needs dp_accounting: pip install 'gpu_rs[accounting]'") from exc
-    if profile.scope not in ("homogeneous", "all"):
-        raise ValueError(f"scope must be 'homogeneous' or 'all' to export both orders, got {profile.scope!r}")
-    points = check_int("points", points, 2, 100_000)
-    discretization = check_open("discretization", discretization, 0.0, 1.0)
-    delta_floor = check_open("delta_floor", delta_floor, 0.0, 1.0)
-    eps0 = profile.bits * math.log((1.0 - profile.q) / profile.q)
-    if eps_max is None:
-        eps_max = grid_end(profile, eps0, delta_floor)
-    eps_max = check_open("eps_max", eps_max, points * discretization, 1e4)
-    steps = np.unique(np.ceil(np.linspace(eps_max / points, eps_max, points) / discretization).astype(np.int64))
-    # a hair below each multiple: δ is nonincreasing, so the value there bounds δ at the multiple
-    forward, reverse = _uppers(profile, steps * discretization * (1.0 - 4.0 * UNIT))
-    pad = (1.0 + profile.rel_width) * (1.0 + 8.0 * UNIT)  # above our upper δ between points (docstring)
-    forward, reverse = np.minimum(1.0, forward * pad), np.minimum(1.0, reverse * pad)
-    remove = one_order(steps, discretization, forward, reverse)
-    add = one_order(steps, discretization, reverse, forward)
+    grid = export_grid(profile, **options)
     return PrivacyLossDistribution(
-        pld_pmf.create_pmf_pessimistic_connect_dots(discretization, *remove),
-        pld_pmf.create_pmf_pessimistic_connect_dots(discretization, *add),
+        pld_pmf.create_pmf_pessimistic_connect_dots(grid.discretization, *grid.remove),
+        pld_pmf.create_pmf_pessimistic_connect_dots(grid.discretization, *grid.add),
     )

@@ -85,4 +85,4 @@ def delta_one_bit(n: int, q: float, eps: float, forward: bool) -> tuple[float, f
     log_d = log_h + math.log(s) - math.log(n) + (0.0 if forward else eps)
     err += 8.0 * UNIT * (abs(log_d) + abs(math.log(s)) + abs(math.log(n)) + eps + 4.0) + 8.0 * UNIT * (1 + abs(lr))
     # δ > 0 here: an upper end that underflows stands as the smallest positive float.
-    return math.exp(log_d - err), min(1.0, max(TINY, math.exp(log_d + err)))
+    return math.exp(min(0.0, log_d - err)), max(TINY, math.exp(min(0.0, log_d + err)))  # err may be huge (q near 1/2)

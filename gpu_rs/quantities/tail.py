@@ -14,7 +14,6 @@ from gpu_rs.common.validation import (
     check_closed_open,
     check_int,
     check_k,
-    check_k_scope,
     check_open,
     check_rel_width,
     check_scope,
@@ -112,7 +111,6 @@ def tail(
     prob = Problem(n, bits, q, resolve_eps(eps, ratio))
     scope = check_scope(scope)
     k = check_k(k)
-    check_k_scope(k, scope)
     rel_width = check_rel_width(rel_width)
     abs_width = check_closed_open("abs_width", abs_width, 0.0, 1.0)
     inclusive = check_bool("inclusive", inclusive)

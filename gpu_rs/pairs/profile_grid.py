@@ -1,0 +1,106 @@
+"""The grid of a profile's export: certified upper ``δ`` on multiples of a discretization, both orders.
+
+:func:`export_grid` is the one place that places the points of a connect-the-dots pair
+(:mod:`gpu_rs.quantities.profile_export` hands them to dp_accounting, and
+:mod:`gpu_rs.pairs.compose_pairs` turns them into exact pairs to compose). It reads any profile
+with ``scope``, ``eps_top``, ``rel_width`` and ``delta(eps)`` returning values with ``upper``
+(and, below scope ``all``, ``forward`` and ``reverse`` ends): why each point is above the true
+``δ`` is in :mod:`gpu_rs.quantities.profile_export`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from gpu_rs.common.floats import FLOOR, UNIT
+from gpu_rs.common.validation import check_int, check_open
+
+DISCRETIZATION = 1e-4
+"""dp_accounting's default ``value_discretization_interval``: PLDs compose only when it is equal."""
+POINTS = 100
+"""Grid points with ``ε > 0`` (each order); the negative side mirrors them."""
+DELTA_FLOOR = 1e-15
+"""The grid ends where the certified upper ``δ`` falls to this (or stops falling)."""
+SCAN = 16
+"""Points ``ε₀ 2^−j``, ``j < SCAN``, scanned for the end of the grid."""
+
+
+def _uppers(profile: Any, found: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Certified upper ``δ_{P‖Q}`` and ``δ_{Q‖P}`` from ``profile``'s values ``found`` at ``ε > 0``."""
+    if profile.scope == "all":  # the proven end covers every pair, in both orders
+        up = np.array([d.upper for d in found], dtype=float)
+        return up, up
+    return np.array([d.forward[1] for d in found], dtype=float), np.array([d.reverse[1] for d in found], dtype=float)
+
+
+def grid_end(profile: Any, eps0: float, delta_floor: float) -> float:
+    """The smallest scanned ``ε`` whose certified upper ``δ`` (both orders) is at most ``delta_floor``.
+
+    Where the profile cannot certify that little, the smallest scanned ``ε`` reaching the
+    least upper value found.
+    """
+    scan = eps0 * 2.0 ** -np.arange(SCAN - 1, -1, -1.0)
+    worst = np.maximum(*_uppers(profile, profile.delta(scan)))
+    target = max(delta_floor, float(worst.min()))
+    return float(scan[np.argmax(worst <= target)])
+
+
+def one_order(steps: np.ndarray, discretization: float, own: np.ndarray, other: np.ndarray) -> tuple:
+    """``(rounded_epsilons, deltas)`` on ``−steps[::-1], …, steps`` for one order.
+
+    ``own`` bounds this order at ``+steps · discretization``, ``other`` the reverse order there;
+    at ``−t`` this order is ``1 − e^{−t} + e^{−t} δ_other(t)``, rounded up.
+    """
+    t = steps * discretization
+    below = np.minimum(1.0, (-np.expm1(-t) + np.exp(-t) * other) * (1.0 + 8.0 * UNIT) + FLOOR)
+    rounded = np.concatenate([-steps[::-1], steps])
+    deltas = np.clip(np.concatenate([below[::-1], own]), 0.0, 1.0)
+    return rounded, np.minimum.accumulate(deltas)
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The export's points: each order's ``(rounded_epsilons, deltas)`` and the values they come from.
+
+    ``at[i]`` is the ``ε`` (a hair below ``steps[i] · discretization``) where ``found[i]``, the
+    profile's certified ``δ``, holds; ``remove`` and ``add`` are :func:`one_order` of each order.
+    """
+
+    discretization: float
+    steps: np.ndarray
+    at: np.ndarray
+    found: tuple[Any, ...]
+    remove: tuple[np.ndarray, np.ndarray]
+    add: tuple[np.ndarray, np.ndarray]
+
+
+def export_grid(
+    profile: Any,
+    *,
+    points: int = POINTS,
+    eps_max: float | None = None,
+    discretization: float = DISCRETIZATION,
+    delta_floor: float = DELTA_FLOOR,
+) -> Grid:
+    """The points of :func:`to_dp_accounting` (its parameters), both orders, padded as its docstring says."""
+    if profile.scope not in ("homogeneous", "all"):
+        raise ValueError(f"scope must be 'homogeneous' or 'all' to export both orders, got {profile.scope!r}")
+    points = check_int("points", points, 2, 100_000)
+    discretization = check_open("discretization", discretization, 0.0, 1.0)
+    delta_floor = check_open("delta_floor", delta_floor, 0.0, 1.0)
+    if eps_max is None:
+        eps_max = grid_end(profile, profile.eps_top, delta_floor)
+    eps_max = check_open("eps_max", eps_max, points * discretization, 1e4)
+    steps = np.unique(np.ceil(np.linspace(eps_max / points, eps_max, points) / discretization).astype(np.int64))
+    # a hair below each multiple: δ is nonincreasing, so the value there bounds δ at the multiple
+    at = steps * discretization * (1.0 - 4.0 * UNIT)
+    found = tuple(profile.delta(at))
+    forward, reverse = _uppers(profile, found)
+    pad = (1.0 + profile.rel_width) * (1.0 + 8.0 * UNIT)  # above our upper δ between points (docstring)
+    forward, reverse = np.minimum(1.0, forward * pad), np.minimum(1.0, reverse * pad)
+    remove = one_order(steps, discretization, forward, reverse)
+    return Grid(discretization, steps, at, found, remove, one_order(steps, discretization, reverse, forward))
