@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import time
 from dataclasses import dataclass
 
@@ -53,9 +52,7 @@ class Simplex:
             codes.append(np.sort(c @ weights))
             if n == N:
                 comps = c[np.argsort(c @ weights)]
-        nxt = tuple(
-            tuple(np.searchsorted(codes[n + 1], codes[n] + weights[z]) for z in range(K)) for n in range(N)
-        )
+        nxt = tuple(tuple(np.searchsorted(codes[n + 1], codes[n] + weights[z]) for z in range(K)) for n in range(N))
         return cls(K, N, tuple(len(c) for c in codes), nxt, comps)
 
     def add(self, law: np.ndarray, n: int, probs: np.ndarray) -> np.ndarray:

@@ -124,7 +124,7 @@ class Pool:
         """The largest of the statistics' δ: a lower bound on the pool's δ (``full=False``: the
         total number of ones and the extreme classes only)."""
         L = len(self.x_law) - 1
-        ks = range(0, (L - 1) // 2 + 1) if full else range(1)
+        ks = range((L - 1) // 2 + 1) if full else range(1)
         return np.max([self.delta_ones(eps)] + [self.delta_extremes(eps, k) for k in ks], axis=0)
 
 
@@ -194,6 +194,7 @@ def floors(N: int, L: int, q: float, eps: np.ndarray, bg: dict[int, int]) -> dic
         pool = Pool(((ca, cx), (cb, cxp), (cu, un)), cx, cxp)
         best = np.maximum(best, max(0.0, 1 - ma - mb - mu) * pool.delta(eps))
     out["two-type"] = best
+
     # cross-cloned pool at every y*, the least of them: a cheap floor for every y*, the full one
     # for those whose cheap floor could still be the least
     def cross(ys: int, full: bool) -> np.ndarray:
@@ -241,7 +242,9 @@ def main(argv=None) -> None:
             per = {w: int(c) for w, c in enumerate(spec.split(","))}
             fl = floors(args.N, args.L, q, eps, weight_background(args.L, per))
             cells = "  ".join(f"{k} {tail_floor(v, eps, args.ratio):.3g}" for k, v in fl.items())
-            print(f"N={args.N} L={args.L} q={q} λ={args.ratio} users per weight {spec}: tail floors  {cells}", flush=True)
+            print(
+                f"N={args.N} L={args.L} q={q} λ={args.ratio} users per weight {spec}: tail floors  {cells}", flush=True
+            )
 
 
 if __name__ == "__main__":
