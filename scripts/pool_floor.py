@@ -15,15 +15,17 @@ of a known law is a post-processing). The component laws allowed define the boun
 *Floor.* Fix one background. Each pool count is stochastically at most the Poisson-binomial count
 with the largest κ's above (couple user by user), so for any cut-offs c_g,
 E[δ_pool(counts)] ≥ P(every count ≤ c_g) · δ_pool(c)(ε) ≥ (1 − Σ_g P(PB_g > c_g)) · δ_pool(c)(ε).
-δ_pool(c) is at least the δ of any statistic of the pool's output (data processing); at d = L
-(x = 0…0, x′ = 1…1) a report's law matters here only through its weight class, and the statistics
-used are the total number of ones and the counts of the two extreme classes, whose laws are exact
-small convolutions. So floor(ε) = (1 − Σ_g P(PB_g > c_g)) · max_stat δ_stat(c)(ε) is a lower bound
+δ_pool(c) is at least the δ of any statistic of the pool's output (data processing). At d = L
+(x = 0…0, x′ = 1…1) the statistics used are functions of each report's number of ones t (valid for
+every pool, exact for pools of x and x′ reports): the total number of ones, whose law is an exact
+small convolution, and the linear tests {Σ_j f(t_j) > 0} (f on an integer lattice; any event E
+gives δ ≥ P′(E) − e^ε P(E)), whose laws are FFT convolutions. So
+floor(ε) = (1 − Σ_g P(PB_g > c_g)) · max_stat δ_stat(c)(ε) is a lower bound
 on the bound's δ at that background and pair, and min_ε floor(ε)/(1 − e^{ε − ε′}) a lower bound on
 the tail the bound can certify through §8.3 (its best case: the step is lossless for the pool).
 
-Floats throughout: the laws are sums of nonnegative terms except the 2-D FFT convolution, whose
-absolute error (below 1e-13 per cell here) is subtracted, cell count times, from each δ.
+Floats throughout: the laws are sums of nonnegative terms except the FFT convolutions, whose
+absolute error (below 1e-13 per cell here; not proven) is subtracted, cell count times, from each δ.
 
     python scripts/pool_floor.py 1000 5 0.285 --ratio 2 --backgrounds 319,0,0,0,0,320
 """
@@ -35,7 +37,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import signal, special, stats
+from scipy import stats
 
 FFT_CELL_ERROR = 1e-13
 
@@ -64,27 +66,6 @@ def power_1d(law: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-def extremes_law(law: np.ndarray, n: int, k: int) -> np.ndarray:
-    """Joint law of (#reports in classes ≤ k, #reports in classes ≥ L − k) among n i.i.d. reports."""
-    L = len(law) - 1
-    lo, hi = law[: k + 1].sum(), law[L - k :].sum()
-    mid = max(1.0 - lo - hi, 0.0)
-    i = np.arange(n + 1)[:, None]
-    j = np.arange(n + 1)[None, :]
-    ok = i + j <= n
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lg = (
-            special.gammaln(n + 1)
-            - special.gammaln(i + 1)
-            - special.gammaln(j + 1)
-            - special.gammaln(np.where(ok, n - i - j, 0) + 1)
-            + special.xlogy(i, lo)
-            + special.xlogy(j, hi)
-            + special.xlogy(np.where(ok, n - i - j, 0), mid)
-        )
-    return np.where(ok, np.exp(lg), 0.0)
-
-
 def hockey(a: np.ndarray, b: np.ndarray, eps: np.ndarray, slack: float = 0.0) -> np.ndarray:
     """max over both orders of Σ (a − e^ε b)_+, less ``slack``."""
     a, b = a.ravel(), b.ravel()
@@ -110,22 +91,50 @@ class Pool:
             base = np.convolve(base, power_1d(law, n))
         return hockey(np.convolve(base, self.xp_law), np.convolve(base, self.x_law), eps)
 
-    def delta_extremes(self, eps: np.ndarray, k: int) -> np.ndarray:
-        """δ of (#reports with at most k ones, #reports with at least L − k ones)."""
-        base = np.ones((1, 1))
-        for n, law in self.groups:
-            base = signal.fftconvolve(base, extremes_law(law, n, k))
-        base = np.maximum(base, 0.0)
-        a = signal.fftconvolve(base, extremes_law(self.xp_law, 1, k))
-        b = signal.fftconvolve(base, extremes_law(self.x_law, 1, k))
-        return hockey(np.maximum(a, 0), np.maximum(b, 0), eps, slack=2 * a.size * FFT_CELL_ERROR * (1 + np.exp(eps)))
+    def delta_tests(self, eps: np.ndarray, cells: int = 512) -> np.ndarray:
+        """Largest P′(E) − e^ε P(E) (both orders) over the linear tests E = {Σ_j f(t_j) > 0}, with
+        f = round((w̄ − e^ε w) / ρ / s) on an integer lattice (s = range / ``cells``) and ρ one of the
+        pool's class laws or their mixture. Any event gives a lower bound on δ, rounded or not; for
+        a pool of one law ρ the unrounded test is the optimal one (§8.5: δ = E[(Σ h)_+]/m)."""
+        total = sum(n for n, _ in self.groups)
+        refs = [law for n, law in self.groups if n]
+        if len(refs) > 1:
+            refs.append(sum(n * law for n, law in self.groups) / total)
+        out = np.zeros_like(eps)
+        for j, e in enumerate(eps):
+            lam = math.exp(e)
+            for first, second in ((self.xp_law, self.x_law), (self.x_law, self.xp_law)):
+                for rho in refs:
+                    f = (first - lam * second) / np.maximum(rho, 1e-300)
+                    step = (f.max() - f.min()) / cells
+                    if step <= 0:
+                        continue
+                    k = np.round(f / step).astype(np.int64)
+                    lo = int(k.min())
+                    size = (total + 1) * int(k.max() - lo) + 1
+                    m = 1 << math.ceil(math.log2(size))
+                    log_phi = np.zeros(m // 2 + 1, dtype=complex)
+                    waves = np.exp(-2j * np.pi * np.outer(np.arange(m // 2 + 1), k - lo) / m)
+                    for n, law in self.groups:
+                        if n:
+                            log_phi += n * np.log(waves @ law)
+                    base = np.exp(log_phi)
+                    a = np.maximum(np.fft.irfft(base * (waves @ first), m), 0)
+                    b = np.maximum(np.fft.irfft(base * (waves @ second), m), 0)
+                    # sum value v = index + (total + 1) lo; the event is v > 0
+                    cut = -(total + 1) * lo + 1
+                    err = m * FFT_CELL_ERROR
+                    val = a[cut:size].sum() - lam * b[cut:size].sum() - (1 + lam) * err
+                    out[j] = max(out[j], val)
+        return out
 
     def delta(self, eps: np.ndarray, full: bool = True) -> np.ndarray:
-        """The largest of the statistics' δ: a lower bound on the pool's δ (``full=False``: the
-        total number of ones and the extreme classes only)."""
-        L = len(self.x_law) - 1
-        ks = range((L - 1) // 2 + 1) if full else range(1)
-        return np.max([self.delta_ones(eps)] + [self.delta_extremes(eps, k) for k in ks], axis=0)
+        """The largest of the statistics' and tests' δ: a lower bound on the pool's δ (``full=False``:
+        the total number of ones only)."""
+        parts = [self.delta_ones(eps)]
+        if full:
+            parts.append(self.delta_tests(eps))
+        return np.max(parts, axis=0)
 
 
 def pb_law(probs: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -144,7 +153,7 @@ def upper_cut(law: np.ndarray, miss: float) -> tuple[int, float]:
     return c, float(above[c])
 
 
-def one_pool_floor(law: np.ndarray, make, eps: np.ndarray, blocks: int = 12, full: bool = True) -> np.ndarray:
+def one_pool_floor(law: np.ndarray, make, eps: np.ndarray, blocks: int = 6, full: bool = True) -> np.ndarray:
     """Lower bound on E[δ_pool(C)] for a pool of one type whose count C is at most (stochastically)
     the count with law ``law``: blocks of counts, each charged δ at its upper end (δ_pool is
     nonincreasing in C); ``make(c)`` is the pool with c reports."""
@@ -170,7 +179,9 @@ def weight_background(L: int, per_weight: dict[int, int]) -> dict[int, int]:
     return bg
 
 
-def floors(N: int, L: int, q: float, eps: np.ndarray, bg: dict[int, int]) -> dict[str, np.ndarray]:
+def floors(
+    N: int, L: int, q: float, eps: np.ndarray, bg: dict[int, int], kinds=("blanket", "cross-cloned", "two-type")
+):
     """Lower bounds on δ(ε) of each pooled bound at background ``bg`` and the pair 0…0 → 1…1."""
     if sum(bg.values()) != N - 1:
         raise ValueError("the background must hold N - 1 users")
@@ -185,15 +196,18 @@ def floors(N: int, L: int, q: float, eps: np.ndarray, bg: dict[int, int]) -> dic
 
     gamma = (2 * q) ** L
     law_u = pb_law(np.array([gamma]), np.array([N - 1]))
-    out = {"blanket": one_pool_floor(law_u, lambda c: Pool(((c, un),), cx, cxp), eps)}
+    out = {}
+    if "blanket" in kinds:
+        out["blanket"] = one_pool_floor(law_u, lambda c: Pool(((c, un),), cx, cxp), eps)
     # two-type pool {M(x), M(x′), U}: every count cut at one quantile, the misses charged in full
     law_a, law_b = pb_law(r ** h(x, vs), ns), pb_law(r ** h(xp, vs), ns)
     best = np.zeros_like(eps)
-    for miss in (0.3, 0.1, 0.03, 0.01, 1e-3):
+    for miss in (0.3, 0.1, 0.01) if "two-type" in kinds else ():
         (ca, ma), (cb, mb), (cu, mu) = upper_cut(law_a, miss), upper_cut(law_b, miss), upper_cut(law_u, miss)
         pool = Pool(((ca, cx), (cb, cxp), (cu, un)), cx, cxp)
         best = np.maximum(best, max(0.0, 1 - ma - mb - mu) * pool.delta(eps))
-    out["two-type"] = best
+    if "two-type" in kinds:
+        out["two-type"] = best
 
     # cross-cloned pool at every y*, the least of them: a cheap floor for every y*, the full one
     # for those whose cheap floor could still be the least
@@ -204,22 +218,26 @@ def floors(N: int, L: int, q: float, eps: np.ndarray, bg: dict[int, int]) -> dic
     # a background symmetric under bit permutations (x, x′ are fixed by them) needs one y* per weight
     symmetric = all(bg.get(v, 0) == bg.get(int(f"{(1 << bin(v).count('1')) - 1:0{L}b}", 2), 0) for v in range(2**L))
     reps = [(1 << w) - 1 for w in range(L + 1)] if symmetric else list(range(2**L))
-    cheap = {ys: cross(ys, False) for ys in reps}
+    cheap = {ys: cross(ys, False) for ys in reps} if "cross-cloned" in kinds else {}
     least = None
-    for ys in sorted(cheap, key=lambda y: tail_floor(cheap[y], eps, math.e)):
+    for ys in sorted(cheap, key=lambda y: float(cheap[y].sum())):
         if least is not None and np.all(cheap[ys] >= least):
             continue
         val = np.maximum(cross(ys, True), cheap[ys])
         least = val if least is None else np.minimum(least, val)
-    out["cross-cloned"] = least
+    if "cross-cloned" in kinds:
+        out["cross-cloned"] = least
     return out
 
 
 def tail_floor(delta: np.ndarray, eps: np.ndarray, ratio: float) -> float:
-    """min over ε < log ratio of δ(ε) / (1 − e^{ε − ε′})."""
+    """A lower bound on inf over every ε < ε′ = log ratio of δ(ε) / (1 − e^{ε − ε′}) from lower bounds
+    ``delta`` on a nonincreasing δ at the increasing grid ``eps``, whose last point is ε′: on
+    [ε_j, ε_{j+1}] the ratio is at least δ(ε_{j+1}) / (1 − e^{ε_j − ε′}), below ε_0 at least δ(ε_0)."""
     e1 = math.log(ratio)
-    ok = eps < e1
-    return float(np.min(delta[ok] / (1 - np.exp(eps[ok] - e1))))
+    if not (np.all(np.diff(eps) > 0) and eps[-1] == e1):
+        raise ValueError("eps must increase to log(ratio)")
+    return float(min(delta[0], np.min(delta[1:] / (1 - np.exp(eps[:-1] - e1)))))
 
 
 def main(argv=None) -> None:
@@ -228,6 +246,8 @@ def main(argv=None) -> None:
     ap.add_argument("L", type=int)
     ap.add_argument("q", type=float, nargs="+")
     ap.add_argument("--ratio", type=float, default=2.0)
+    ap.add_argument("--points", type=int, default=20, help="values of ε below log(ratio)")
+    ap.add_argument("--kinds", nargs="+", default=["blanket", "cross-cloned", "two-type"])
     ap.add_argument(
         "--backgrounds",
         nargs="+",
@@ -236,11 +256,11 @@ def main(argv=None) -> None:
     )
     args = ap.parse_args(argv)
     e1 = math.log(args.ratio)
-    eps = np.concatenate([e1 - np.geomspace(30, 0.005, 40), [e1 - 0.001]])
+    eps = np.append(e1 - np.geomspace(1.5, 0.01, args.points), e1)
     for q in args.q:
         for spec in args.backgrounds:
             per = {w: int(c) for w, c in enumerate(spec.split(","))}
-            fl = floors(args.N, args.L, q, eps, weight_background(args.L, per))
+            fl = floors(args.N, args.L, q, eps, weight_background(args.L, per), args.kinds)
             cells = "  ".join(f"{k} {tail_floor(v, eps, args.ratio):.3g}" for k, v in fl.items())
             print(
                 f"N={args.N} L={args.L} q={q} λ={args.ratio} users per weight {spec}: tail floors  {cells}", flush=True

@@ -108,3 +108,21 @@ def test_pool_statistics_never_exceed_the_pool(a, b, ys):
     low = pool.delta(eps)
     assert np.all(low <= exact + 1e-12)
     assert np.all(low >= 0.5 * exact)  # the statistics keep most of it here (a check that they are not vacuous)
+
+
+def test_tail_floor_is_below_the_best_step():
+    """The grid floor of §9.4 is at most min over every ε of δ(ε)/(1 − e^{ε − ε′}) for a
+    nonincreasing δ known everywhere, and it refuses a grid that does not end at ε′."""
+    e1 = math.log(2.0)
+
+    def delta(e):
+        return np.exp(-6.0 * np.asarray(e))
+
+    dense = np.linspace(-3.0, e1, 200_001)[:-1]
+    truth = float(np.min(delta(dense) / (1 - np.exp(dense - e1))))
+    grid = np.append(e1 - np.geomspace(1.5, 0.01, 20), e1)
+    floor = pool_floor.tail_floor(delta(grid), grid, 2.0)
+    assert floor <= truth
+    assert floor >= 0.5 * truth
+    with pytest.raises(ValueError, match="eps"):
+        pool_floor.tail_floor(delta(grid[:-1]), grid[:-1], 2.0)
