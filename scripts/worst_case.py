@@ -1015,13 +1015,13 @@ first background's floor is 0.00094: the grid's brackets cost about 15 %. **The 
 floored at about 0.0095 there** (the certified default, `every_pair.curve(1000, 5, 0.285).tail(ln 2)`, is 0.0137; it
 certifies 10⁻³ from q = 0.3039 on).
 
-The two-type pool was not floored with these tests (three counts make each floor about ten times the
-cost); an earlier run with cruder statistics (the total of ones and the counts of the extreme classes)
-put its floors far below 10⁻³ at the first background and at "499 at x, 250 at weight 2, 250 at
-weight 3", which rules nothing out. Its x- and x′-pools hold the 387 and the 197 together, the mass a
-single-type pool cannot use, and 9.2 suggests that mixed pools are very private (δ(0.2) ≈ 7·10⁻⁴ at
-(666, 333) against 0.045 for the seed's pair). Whether it reaches 0.285 is open: the adversary would
-move users away from x′, and the pool's value there needs δ₂ computed (9.3).
+The two-type pool's floor at the first background, with the same tests, the cut-offs of 9.4 and 20
+values of ε, is 1.3·10⁻²⁰ (an earlier run with cruder statistics also put it far below 10⁻³ at "499 at
+x, 250 at weight 2, 250 at weight 3"). Its x- and x′-pools hold the 387 and the 197 together, the mass
+a single-type pool cannot use, and 9.2 suggests that mixed pools are very private (δ(0.2) ≈ 7·10⁻⁴
+at (666, 333) against 0.045 for the seed's pair). A floor only bounds from below, so this rules the
+two-type pool in, not out: whether it reaches 0.285 is open, since the adversary would then move
+users away from x′, and the pool's value there needs δ₂ computed (9.3).
 
 ### 9.5 What remains open, and the best conjecture
 
