@@ -925,9 +925,10 @@ N = 5000, q = 0.1778 (λ = 2), 3000 samples per order and row:
 
 "0": no sample had its ratio beyond e^ε. At every setting δ falls fast as users move from x to x′:
 four to nine users at x′ cut it by 1.6 to 11 times, and (666, 333) has δ(0.2) ≈ 7·10⁻⁴ against 0.045
-for the seed's pair (q = 0.2446). Among backgrounds on
-{x, x′} the homogeneous one is the δ-worst at the three settings (within the Monte Carlo's error),
-as in 9.1. Not done: general pairs y₁, y₂ (the same formula holds with the report's class taken
+for the seed's pair (q = 0.2446). Among the backgrounds on {x, x′} tried (a ≥ b covers both orders:
+complementing every bit maps (a, b) forward onto (b, a) reverse) the homogeneous one is the δ-worst at
+the three settings, beyond the Monte Carlo's error, as in 9.1. This compares two-type backgrounds with
+the seed's pair at d = L only; at q = 0.1692 and 0.1778 the best pair known is another member (§5a). Not done: general pairs y₁, y₂ (the same formula holds with the report's class taken
 relative to x, x′, y₁, y₂: at L = 5 up to 32 classes instead of 6) and three-type backgrounds
 (a bivariate coefficient). **Item 1 (certified δ at N up to 10⁷) is open**: the sufficient statistic
 lives on the simplex of N reports in L + 1 classes (C(N + 5, 5) ≈ 8·10¹² histograms at N = 1000,
@@ -1020,7 +1021,7 @@ values of ε, is 1.3·10⁻²⁰ (an earlier run with cruder statistics also put
 x, 250 at weight 2, 250 at weight 3"). Its x- and x′-pools hold the 387 and the 197 together, the mass
 a single-type pool cannot use, and 9.2 suggests that mixed pools are very private (δ(0.2) ≈ 7·10⁻⁴
 at (666, 333) against 0.045 for the seed's pair). A floor only bounds from below, so this rules the
-two-type pool in, not out: whether it reaches 0.285 is open, since the adversary would then move
+two-type pool out but does not show it in: whether it reaches 0.285 is open, since the adversary would then move
 users away from x′, and the pool's value there needs δ₂ computed (9.3).
 
 ### 9.5 What remains open, and the best conjecture
