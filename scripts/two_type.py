@@ -1,0 +1,114 @@
+"""δ of two-type backgrounds at d = L, by Monte Carlo of an exact likelihood ratio (issue 32, items 1, 3).
+
+The background holds a users at x = 0…0 and b at x′ = 1…1; the changing user is at x (collection
+P: a + 1 at x, b at x′) or at x′ (collection P′: a at x, b + 1 at x′). M(x) and M(x′) are uniform
+within weight classes, so the counts h_t of reports with t ones (t = 0 … L) are sufficient. With
+w_t = C(L, t) q^t p^(L−t) (a report of x in class t) and w̄_t = w_(L−t) (of x′), a collection of A users
+at x and B at x′ gives
+
+    P_{A,B}(h) = A! B! / Π_t h_t! · [u^A] Π_t (w̄_t + u w_t)^{h_t}.
+
+[u^k] Π_t (w̄_t + u w_t)^{h_t} = Π_t (w̄_t + u w_t)^{h_t} u^−k P(K_u = k), K_u = Σ_t Bin(h_t, π_t(u)),
+π_t(u) = u w_t / (w̄_t + u w_t): the posterior count of reports assigned to x. So
+
+    R(h) = P′(h) / P(h) = (b + 1)/(a + 1) · u · P(K_u = a) / P(K_u = a + 1)   for every u > 0.
+
+`ratio` evaluates it with u tilted so that E K_u = a + 1/2 (the two masses near the mode) and the
+law of K_u from its characteristic function on N + 1 points (no aliasing: 0 ≤ K_u ≤ N);
+tests/test_two_type.py checks it against the exact ratio of every histogram of small populations.
+δ_{P′‖P}(ε) = E_{P′}[(1 − e^ε / R)_+] and δ_{P‖P′}(ε) = E_P[(1 − e^ε R)_+] are then estimated by
+sampling h (a Monte Carlo estimate with its standard error, not a bound).
+
+    python scripts/two_type.py 1000 5 0.2446 --eps 0.2 0.4 0.6
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import numpy as np
+from scipy import special
+
+
+def class_weights(L: int, q: float) -> tuple[np.ndarray, np.ndarray]:
+    """(w, w̄): the law of a report's number of ones for x = 0…0 and for x′ = 1…1."""
+    t = np.arange(L + 1)
+    w = special.comb(L, t) * q**t * (1 - q) ** (L - t)
+    return w, w[::-1].copy()
+
+
+def ratio(h: np.ndarray, a: int, b: int, q: float) -> np.ndarray:
+    """R(h) = P(h | a at x, b + 1 at x′) / P(h | a + 1 at x, b at x′) for each row of ``h`` (class counts)."""
+    h = np.atleast_2d(np.asarray(h, dtype=float))
+    L = h.shape[1] - 1
+    n = round(float(h[0].sum()))
+    w, wb = class_weights(L, q)
+    lw = np.log(w) - np.log(wb)  # log of w_t / w̄_t
+    # tilt: log u with Σ_t h_t π_t(u) = a + 1/2, by bisection on the (monotone) mean
+    lo = np.full(len(h), -80.0)
+    hi = np.full(len(h), 80.0)
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        mean = (h * special.expit(mid[:, None] + lw[None, :])).sum(1)
+        big = mean > a + 0.5
+        hi = np.where(big, mid, hi)
+        lo = np.where(big, lo, mid)
+    lu = (lo + hi) / 2
+    pi = special.expit(lu[:, None] + lw[None, :])  # (samples, classes)
+    omega = np.exp(2j * np.pi * np.arange(n + 1) / (n + 1))
+    logphi = (h[:, :, None] * np.log1p(pi[:, :, None] * (omega[None, None, :] - 1))).sum(1)
+    phi = np.exp(logphi)
+    ks = np.array([a, a + 1])
+    coef = (phi[:, :, None] * omega[None, :, None] ** (-ks[None, None, :])).real.mean(1)
+    return (b + 1) / (a + 1) * np.exp(lu) * coef[:, 0] / coef[:, 1]
+
+
+def sample(a: int, b: int, L: int, q: float, size: int, rng: np.random.Generator) -> np.ndarray:
+    """Class counts of ``a`` reports of x and ``b`` of x′."""
+    w, wb = class_weights(L, q)
+    return rng.multinomial(a, w, size=size) + rng.multinomial(b, wb, size=size)
+
+
+def deltas(a: int, b: int, L: int, q: float, eps, samples: int = 20_000, seed: int = 0, chunk: int = 2_000):
+    """Monte Carlo estimates (forward, reverse), each (mean, standard error) per ε: forward is
+    δ_{P′‖P} (S from a at x, b + 1 at x′), reverse δ_{P‖P′}."""
+    rng = np.random.default_rng(seed)
+    lam = np.exp(np.asarray(eps, dtype=float))
+    out = []
+    for forward in (True, False):
+        vals = []
+        for start in range(0, samples, chunk):
+            m = min(chunk, samples - start)
+            h = sample(a, b + 1, L, q, m, rng) if forward else sample(a + 1, b, L, q, m, rng)
+            R = ratio(h, a, b, q)
+            vals.append(np.maximum(1 - (lam[None, :] / R[:, None] if forward else lam[None, :] * R[:, None]), 0))
+        v = np.concatenate(vals)
+        out.append((v.mean(0), v.std(0, ddof=1) / math.sqrt(len(v))))
+    return out
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("N", type=int)
+    ap.add_argument("L", type=int)
+    ap.add_argument("q", type=float)
+    ap.add_argument("--eps", type=float, nargs="+", default=[0.2, 0.4, 0.6])
+    ap.add_argument("--a", type=int, nargs="+", help="users at x (default: a sweep)")
+    ap.add_argument("--samples", type=int, default=20_000)
+    args = ap.parse_args(argv)
+    n = args.N - 1
+    sweep = args.a or sorted(
+        {0, n // 100, n // 20, n // 10, n // 5, n // 3, n // 2, 2 * n // 3, 4 * n // 5, 9 * n // 10, n}
+    )
+    for a in sweep:
+        (f, fs), (r, rs) = deltas(a, n - a, args.L, args.q, args.eps, args.samples)
+        cells = "  ".join(
+            f"ε={e}: fwd {fm:.4g}±{fe:.2g} rev {rm:.4g}±{re:.2g}"
+            for e, fm, fe, rm, re in zip(args.eps, f, fs, r, rs, strict=True)
+        )
+        print(f"a={a} b={n - a}  {cells}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
