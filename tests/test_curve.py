@@ -155,6 +155,10 @@ def test_cli_profile_grid_csv_plot_json(tmp_path, capsys):
     for key in ("n", "bits", "q", "k", "scope", "guarantee", "backend", "seconds", "provenance"):
         assert key in out
     assert [d["eps"] for d in out["deltas"]] == [0.2, 0.4]
-    for bad in (["--eps-grid", "1:0:3"], ["--eps", "0.5", "--plot", str(tmp_path)], ["--eps", "0.5", "--k", "2", "--scope", "homogeneous"]):
+    for bad in (
+        ["--eps-grid", "1:0:3"],
+        ["--eps", "0.5", "--plot", str(tmp_path)],
+        ["--eps", "0.5", "--k", "2", "--scope", "homogeneous"],
+    ):
         assert cli_main([*base, *bad]) == 2
         assert capsys.readouterr().err.startswith("gpu-rs: error:")
