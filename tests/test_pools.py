@@ -144,3 +144,14 @@ def test_curve_tail_with_pools_covers_every_enumerated_pair(n, bits, q, eps):
     search = gpu_rs.worst_pairs(n, bits, q, eps)
     got = every_pair.Curve(n, bits, q, pools=True).tail(eps).bound
     assert search.upper <= got <= every_pair.Curve(n, bits, q).tail(eps).bound
+
+
+def test_the_default_tail_takes_the_pools_where_it_searches():
+    """``gpu_rs.tail`` under the default scope tries the pools at small settings when its search has the
+    time (``search_seconds >= POOLS_SECONDS``), and not when it only decides (a calibration's queries)."""
+    n, bits, q, eps = 1000, 5, 0.1692, 2.0
+    full, quick = gpu_rs.tail(n, bits, q, eps), gpu_rs.tail(n, bits, q, eps, search_seconds=0.0)
+    assert full.upper < 0.6 * quick.upper
+    assert full.upper == every_pair.curve(n, bits, q, pools=True).tail(eps).bound
+    assert quick.upper == every_pair.curve(n, bits, q).tail(eps).bound
+    assert quick.lower <= full.lower <= full.upper  # the search only raises the lower end

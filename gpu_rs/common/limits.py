@@ -36,6 +36,11 @@ FAMILY_SECONDS = 30.0
 """Default ``search_seconds`` of ``tail``: the time limit of the search over homogeneous backgrounds
 (the best pair known of ``scope="all"`` for ``bits >= 2``); its batched screening is estimated at about
 2 s at ``bits = 40`` and 17 s at ``bits = 64`` (``gpu_rs.pairs.family_search.estimate_seconds``)."""
+POOLS_SECONDS = 5.0
+"""The least ``search_seconds`` with which the tail's upper end also tries the cross-cloned pools at small
+settings (``gpu_rs.pairs.scopes.all_bound.POOLS_BITS``; docs/worst-case.md §8.9): the default tail's 30 s
+does, a calibration's 1 s does not (its queries would cost 5–10 times as much for a ``q`` lower by under
+1 %)."""
 MAX_SEARCH_SECONDS = 86_400.0
 """``search_seconds`` must stay below this (a day)."""
 CALIBRATION_SEARCH_SECONDS = 1.0

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -71,9 +71,8 @@ class Curve:
     """The proven upper ``δ_d(ε)`` of every distance ``d`` for one ``(n, bits, q)`` (module docstring).
 
     Every answer is a function of its question alone: the graded blankets and the tails computed are
-    kept under the exact question that produced them (``memo``, ``tails``), so a question asked again (a
-    calibration's tail at its answer, a profile's ``ε`` asked twice) costs nothing and gives the same
-    floats. With ``blankets`` false the blanket is never computed (the clone bounds alone).
+    kept under the exact question that produced them, so a question asked again (a calibration's tail at
+    its answer) costs nothing and gives the same floats. ``blankets`` false: the clone bounds alone.
     """
 
     n: int
@@ -82,12 +81,13 @@ class Curve:
     blankets: bool = True
     pools: bool = False
     """Whether the cross-cloned pools may lower the blanket's value (with ``blankets``)."""
+    xp: Any = field(default=np, repr=False)
+    """The array namespace of the lattices (:mod:`gpu_rs.common.backend`); the floats do not depend on it."""
     memo: dict[tuple[int, float, float, bool], float] = field(default_factory=dict, repr=False)
-    """Graded blankets computed, under ``(d, ε, enough, settle)``, each lowered by the pools where they ran."""
+    """Graded blankets, under ``(d, ε, enough, settle)``, lowered by the pools where they ran."""
     pooled: dict[tuple[int, float], float] = field(default_factory=dict, repr=False)
-    """Cross-cloned pool bounds computed, under ``(d, ε)``."""
     tails: dict[float, TailBound] = field(default_factory=dict, repr=False)
-    """Tails computed, under ``ε``."""
+    """Tails and the pools' bounds computed, under ``ε`` and ``(d, ε)``."""
 
     @property
     def uses_blanket(self) -> bool:
@@ -106,7 +106,7 @@ class Curve:
         (:func:`gpu_rs.pairs.pools.pools_delta`) where it stays above ``enough``; once per question."""
         key = (d, eps, enough, settle)
         if key not in self.memo:
-            value = blanket.blanket_delta(self.n, self.bits, self.q, d, eps, enough, settle=settle)
+            value = blanket.blanket_delta(self.n, self.bits, self.q, d, eps, enough, settle=settle, xp=self.xp)
             if self.pools and value > max(enough, POOLS_FLOOR):
                 if (d, eps) not in self.pooled:
                     self.pooled[d, eps] = pools.pools_delta(self.n, self.bits, self.q, d, eps)
@@ -151,7 +151,7 @@ class Curve:
                 continue  # the graded bound of d is at most its collapsed bound: it cannot raise the maximum
             if self.graded(d):
                 raise_at = per_d[d] > best  # only there can the graded bound raise the maximum
-                graded = reduction.graded_delta(self.n, self.bits, self.q, d, eps[raise_at])
+                graded = reduction.graded_delta(self.n, self.bits, self.q, d, eps[raise_at], self.xp)
                 per_d[d][raise_at] = np.minimum(per_d[d][raise_at], graded)
             best = np.maximum(best, per_d[d])
         return per_d
@@ -276,7 +276,7 @@ class Curve:
             if d * -log_r(self.q) * (1.0 + 8.0 * UNIT) < eps:
                 continue  # every report's ratio is at most (p/q)^d < e^ε: the tail is 0 for every pair
             if self.graded(d):
-                delta = reduction.graded_delta(self.n, self.bits, self.q, d, grid)
+                delta = reduction.graded_delta(self.n, self.bits, self.q, d, grid, self.xp)
             else:
                 delta = self.collapsed(d, grid)
             per_d[d] = delta / factor * (1.0 + 8.0 * UNIT)
@@ -290,11 +290,11 @@ class Curve:
         if collapsed[0] < worst.bound:
             worst = TailBound(collapsed[0], collapsed[1], collapsed[2], "clone reduction")
         if self.pools and self.blankets:  # the pools may move the walk over the steps: never above the curve without
-            worst = min(worst, curve(self.n, self.bits, self.q).tail(eps), key=lambda t: t.bound)
+            worst = min(worst, curve(self.n, self.bits, self.q, xp=self.xp).tail(eps), key=lambda t: t.bound)
         return worst
 
 
 @functools.lru_cache(maxsize=CURVES)
-def curve(n: int, bits: int, q: float, *, pools: bool = False) -> Curve:
-    """The :class:`Curve` of ``(n, bits, q)`` (``pools``: see :class:`Curve`): one object per setting."""
-    return Curve(n, bits, q, pools=pools)
+def curve(n: int, bits: int, q: float, *, pools: bool = False, xp: Any = np) -> Curve:
+    """The :class:`Curve` of ``(n, bits, q)`` (``pools``, ``xp``: see :class:`Curve`): one object per setting."""
+    return Curve(n, bits, q, pools=pools, xp=xp)

@@ -92,7 +92,8 @@ def tail(
         ``bits = 40``, where it bounds every member's tail within 4 % of the seed's pair; 17 s at
         ``bits = 64``); the engine then evaluates the most promising members for a tenth of that time,
         or for all of ``search_seconds`` where it is above the default (docs/worst-case.md §5a). ``0``
-        skips the search.
+        skips the search; from 5 s on, the upper end also tries the cross-cloned pools at ``bits <= 8``,
+        ``n <= 2000`` (§8.9; about 1–4 s there).
 
     Returns
     -------
