@@ -823,7 +823,9 @@ comparisons of docs/benchmarks.md and says so.
 
 `gpu_rs.pairs.pools.pools_delta(N, L, q, d, ε)` is a proven upper bound on δ(ε) over every pair at
 distance d, in both orders, and `every_pair.Curve(N, L, q, pools=True)` takes it into the minimum of
-§8.7 beside the graded blanket (off by default: it costs 10 to 100 times the blanket, below). Its
+§8.7 beside the graded blanket (it costs 10 to 100 times the blanket, below, so `gpu_rs.tail` tries it only
+where it has the time and the pools can win: `search_seconds` ≥ 5, L ≤ 8, N ≤ 2000; the profile and the
+calibration's queries do not). Its
 tail also takes the default curve's tail, so it is never above it (the pools can move §8.3's walk over
 the steps elsewhere).
 Notation as in §8; x = 0…0, x′ has ones on the d bits of T.

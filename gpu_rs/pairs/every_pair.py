@@ -7,7 +7,7 @@ three proven bounds (docs/worst-case.md §4, §8):
 * the graded clone bound of :mod:`gpu_rs.pairs.reduction` (which per clone count already takes the
   smaller of it and the collapsed one): a lattice per ``d``, shared by every ``ε``;
 * the graded blanket of :mod:`gpu_rs.pairs.blanket`: a lattice per ``(d, ε)``, the costly part;
-* with ``pools`` (off by default: it costs 10–100 times the blanket, docs/worst-case.md §8.9), the
+* with ``pools`` (10–100 times the blanket's cost, docs/worst-case.md §8.9; the scope's tail decides), the
   cross-cloned pools of :mod:`gpu_rs.pairs.pools`, where the blanket leaves a distance above what is asked.
 
 So ``δ_d(ε)``, the least of them, never above the stronger clone bound (which covers every pair at
