@@ -286,7 +286,7 @@ def test_the_test_extra_installs_what_the_tests_import(project):
     import sys
     from importlib.metadata import packages_distributions
 
-    local = {p.stem for p in (ROOT / "tests").glob("*.py")} | {
+    local = {p.stem for folder in ("tests", "scripts") for p in (ROOT / folder).glob("*.py")} | {
         "gpu_rs",
         "cpu_fallback",
         "benchmarks",

@@ -158,7 +158,7 @@ def test_tail_search_seconds_zero_skips_the_search():
     skip = gpu_rs.tail(1000, 3, 0.15, 2.0, backend="numpy", search_seconds=0)
     assert "not searched" in skip.worst and "search_seconds=0" in skip.worst
     assert "homogeneous backgrounds evaluated" in slow.worst
-    assert slow.upper == skip.upper and slow.lower >= skip.lower
+    assert slow.upper <= skip.upper and slow.lower >= skip.lower  # with the time, the pools may lower the upper end
 
 
 @pytest.mark.parametrize("bad", [-1.0, 86400.0, math.nan, math.inf, "30", None])
