@@ -42,6 +42,12 @@ class Found(NamedTuple):
 
 
 ENDGAME = 2
+FIRST_STEP = 1e-3
+"""The bracket's first step from the 3σ rule's ``q``."""
+GROWTH = 16.0
+"""Most growth of a bracket step over the one before."""
+OVERSHOOT = 1.1
+"""A bracket step goes this factor beyond the secant's predicted distance to the target."""
 """Within this many grid steps of the predicted answer a point is asked at ``rel_width`` directly."""
 
 
@@ -52,6 +58,48 @@ def relative_tol(q: float) -> float:
     to ``1/2 − q`` (``q`` near 1/2): either way ``σ(d̂)`` is fixed to about ``Q_RTOL`` relative.
     """
     return Q_RTOL * min(q, 0.5 - q)
+
+
+class Grid(NamedTuple):
+    """The points the search asks: each one's next lower neighbour lies its own tolerance below it.
+
+    ``q_tol`` given: ``hi₀ − m·q_tol``. Else (:func:`relative_tol`) the points at whole steps of a
+    position that grows by exactly 1 from ``q`` to ``q − relative_tol(q)``: ``log q / log(1 − Q_RTOL)``
+    up to 1/4, ``log(1/2 − q) / log(1 + Q_RTOL)`` plus a constant above (continuous at 1/4), so that the
+    search's last two points are ``q`` and ``q − tol(q)`` themselves, whatever bracket it started from.
+    """
+
+    q_tol: float | None
+
+    def spacing(self, q: float) -> float:
+        """The tolerance at ``q``."""
+        return self.q_tol if self.q_tol is not None else relative_tol(q)
+
+    def offset(self, top: float, q: float) -> float:
+        """How many tolerances ``q`` lies below ``top`` (real; ``top − m·q_tol`` at ``m`` where given)."""
+        if self.q_tol is not None:
+            return (top - q) / self.q_tol
+        return _position(q) - _position(top)
+
+    def point(self, top: float, m: int) -> float:
+        """The point ``m`` tolerances below ``top``."""
+        if self.q_tol is not None:
+            return top - m * self.q_tol
+        pos = _position(top) + m
+        if pos >= _QUARTER:
+            return math.exp(pos * math.log1p(-Q_RTOL))
+        return 0.5 - math.exp((pos - _JOIN) * math.log1p(Q_RTOL))
+
+
+def _position(q: float) -> float:
+    """The relative grid's position of ``q`` (:class:`Grid`)."""
+    if q <= 0.25:
+        return math.log(q) / math.log1p(-Q_RTOL)
+    return math.log(0.5 - q) / math.log1p(Q_RTOL) + _JOIN
+
+
+_QUARTER = math.log(0.25) / math.log1p(-Q_RTOL)
+_JOIN = _QUARTER - math.log(0.25) / math.log1p(Q_RTOL)
 
 
 def smallest_q(
@@ -86,19 +134,18 @@ def smallest_q(
         return query.decide(q, target)
 
     def tol(q: float) -> float:
-        return q_tol if q_tol is not None else relative_tol(q)
+        return Grid(q_tol).spacing(q)
+
+    grid = Grid(q_tol)
 
     def search(lo: float, hi: float) -> float:
-        # Secant rounds, the first to the coarser of the ends' tolerances, each later one to the
-        # tolerance at the answer so far, until that answer stays put at its own tolerance.
-        step = max(tol(lo), tol(hi))
-        while True:
-            lo, found = _secant(lo, hi, step, target, query)
-            if found == hi and step <= tol(hi):
-                return hi
-            hi, step = found, tol(found)
+        return _secant(lo, hi, grid, target, query)[1]
 
-    lo, hi = _bracket(n, bits, eps, q_tol or MIN_Q_TOL, ok)
+    try:
+        guess = min(max(three_sigma_q(n, bits, eps), q_tol or MIN_Q_TOL), Q_MAX)
+    except ValueError:
+        guess = Q_MAX
+    lo, hi = _bracket(guess, ok, lambda q: query.log_gap(q, target))
     query.phase = "search"
     hi = search(lo, hi)
     notes: list[str] = []
@@ -149,27 +196,27 @@ def smallest_q(
     return Found(hi, tol(hi), notes, violations)
 
 
-def _bracket(n: int, bits: int, eps: float, q_tol: float, ok: Callable[[float], bool]) -> tuple[float, float]:
-    """``(lo, hi)`` with ``hi`` certified and ``lo`` not (or 0), starting at the 3σ rule's ``q``."""
-    try:
-        guess = min(max(three_sigma_q(n, bits, eps), q_tol), Q_MAX)
-    except ValueError:
-        guess = Q_MAX
-    if not ok(guess):
-        hi, step = guess, 1e-3
-        while hi < Q_MAX:
-            lo, hi = hi, min(Q_MAX, hi + step)
-            if ok(hi):
-                return lo, hi
-            step *= 4
-        return lo, Q_MAX
-    hi, step = guess, 1e-3
-    while hi - step > 0:
-        if not ok(hi - step):
-            return hi - step, hi
-        hi -= step
-        step *= 4
-    return 0.0, hi
+def _bracket(guess: float, ok: Callable[[float], bool], gap: Callable[[float], float]) -> tuple[float, float]:
+    """``(lo, hi)`` with ``hi`` certified and ``lo`` not (or 0), from ``guess`` (the 3σ rule's ``q``).
+
+    The steps leave ``guess`` towards the target, the first :data:`FIRST_STEP` long; each later
+    one is the secant's predicted distance to the target through the last two points (``gap``,
+    :meth:`Queries.log_gap`), :data:`OVERSHOOT` beyond it, at least the step before and at most
+    :data:`GROWTH` times it, or 4 times the step before where those points predict no crossing.
+    """
+    up = not ok(guess)  # the value is above the target at guess: the answer lies above it
+    sign, step, points = (1.0 if up else -1.0), FIRST_STEP, [(guess, gap(guess))]
+    while True:
+        here = points[-1][0]
+        there = min(Q_MAX, here + step) if up else here - step
+        if there <= 0.0:
+            return 0.0, here
+        if ok(there) == up:
+            return (here, there) if up else (there, here)
+        points.append((there, gap(there)))
+        root = _root(points[-3:])
+        ahead = (root - there) * sign if root is not None else math.nan
+        step = min(GROWTH * step, max(FIRST_STEP, OVERSHOOT * ahead)) if ahead > 0.0 else 4.0 * step
 
 
 def _descend(hi: float, step: float, ok: Callable[[float], bool]) -> tuple[float, float]:
@@ -181,11 +228,11 @@ def _descend(hi: float, step: float, ok: Callable[[float], bool]) -> tuple[float
     return 0.0, hi
 
 
-def _secant(lo: float, hi: float, q_tol: float, target: float, query: Queries) -> tuple[float, float]:
-    """Shrink ``(lo, hi]`` to ``q_tol``: ``hi`` certifies, ``lo`` does not (or is 0); returns both ends.
+def _secant(lo: float, hi: float, grid: Grid, target: float, query: Queries) -> tuple[float, float]:
+    """Shrink ``(lo, hi]`` to one tolerance: ``hi`` certifies, ``lo`` does not (or is 0); returns both ends.
 
-    Points are ``hi₀ − m·q_tol`` for integers ``m`` (``hi₀`` the first ``hi``), so the bracket
-    ends with ``lo = hi − q_tol`` up to rounding: the check of ``q − q_tol`` is one of its steps.
+    Points are those of ``grid`` at whole positions from ``hi₀`` (the first ``hi``), so the bracket
+    ends with ``lo = hi − tol(hi)`` up to rounding: the check of ``q − q_tol`` is one of its steps.
     The next point is the root of :meth:`Queries.log_gap` (the upper end expected at
     ``rel_width`` against the target) by the secant through the two latest points when they are
     the bracket's ends, else by regula falsi through the ends with the Illinois modification; it
@@ -201,27 +248,35 @@ def _secant(lo: float, hi: float, q_tol: float, target: float, query: Queries) -
     def f(q: float) -> float:
         return query.log_gap(q, target)
 
-    m_hi, u_lo = 0, (top - lo) / q_tol  # hi = top - m_hi q_tol; lo = top - u_lo q_tol (u_lo real)
+    def at(q: float) -> float:  # tolerances from hi₀ down to q (lo's may be fractional)
+        return grid.offset(top, q) if q > 0 else math.inf
+
+    m_hi, u_lo = 0, at(lo)
     f_lo = f(lo) if lo > 0 else math.inf
     f_hi = f(hi)
-    recent = [(q, f(q)) for q in (lo, hi) if q > 0]
+    # The ends and the computed point nearest them outside, the one nearest the target last.
+    outside = [s for s in query.seen if not lo <= s <= hi]
+    near = min(outside, key=lambda s: min(abs(s - lo), abs(s - hi)), default=0.0)
+    recent = sorted(((q, f(q)) for q in {lo, hi, near} if q > 0), key=lambda p: -abs(p[1]))
     lengths, side = [u_lo], 0
     while True:
-        first, last = m_hi + 1, math.ceil(u_lo - 1e-9) - 1
+        first, last = m_hi + 1, math.ceil(u_lo - 1e-6) - 1
         if first > last:
             return lo, hi
         # The secant through the two latest points while they straddle the answer; after a
         # one-sided step, regula falsi with the Illinois halving (the stale end's value halved).
-        guess = _root(recent[-2:]) if len(recent) >= 2 and {recent[-2][0], recent[-1][0]} == {lo, hi} else None
+        guess = _root(recent[-3:]) if len(recent) >= 3 else None
+        if (guess is None or not lo < guess < hi) and {recent[-2][0], recent[-1][0]} == {lo, hi}:
+            guess = _root(recent[-2:])
         if guess is None or not lo < guess < hi:
             guess = _root([(lo, f_lo), (hi, f_hi)]) if math.isfinite(f_lo) else None
-        m_star = (top - guess) / q_tol if guess is not None else 0.5 * (m_hi + u_lo)
-        moved = abs(m_star - (top - recent[-1][0]) / q_tol)  # how far the prediction moved: its error
+        m_star = at(guess) if guess is not None and guess > 0 else 0.5 * (m_hi + u_lo)
+        moved = abs(m_star - at(recent[-1][0]))  # how far the prediction moved: its error
         endgame = moved <= ENDGAME or last - first < ENDGAME
         if len(lengths) >= 4 and u_lo - m_hi > 0.5 * lengths[-4]:
             m_star = 0.5 * (m_hi + u_lo)
         m = min(last, max(first, round(m_star)))
-        q = top - m * q_tol
+        q, q_tol = grid.point(top, m), grid.spacing(hi)
         slope = abs(f_lo - f_hi) / (hi - lo) if math.isfinite(f_lo) else 0.0
         if endgame and m <= m_star and query.widths[hi] > query.rel_width:  # likely the answer: asked as reported
             width = query.rel_width
@@ -243,11 +298,21 @@ def _secant(lo: float, hi: float, q_tol: float, target: float, query: Queries) -
         lengths.append(u_lo - m_hi)
 
 
-def _root(pair: list[tuple[float, float]]) -> float | None:
-    """The secant root through two points ``(q, f)``, or None if they do not define one."""
-    if len(pair) < 2:
+def _root(points: list[tuple[float, float]]) -> float | None:
+    """The root nearest the last of two or three points ``(q, f)``, or None if they define none: of the
+    line through two; of the parabola through three (Muller's step), else of the line through the last two."""
+    if not all(math.isfinite(f) for _, f in points) or len({q for q, _ in points}) < len(points):
         return None
-    (qa, fa), (qb, fb) = pair
-    if fa == fb or not (math.isfinite(fa) and math.isfinite(fb)):
+    if len(points) == 3:
+        (q0, f0), (q1, f1), (q2, f2) = points
+        d01, d12 = (f1 - f0) / (q1 - q0), (f2 - f1) / (q2 - q1)
+        a = (d12 - d01) / (q2 - q0)
+        b = d12 + a * (q2 - q1)
+        disc = b * b - 4.0 * a * f2
+        if disc >= 0.0 and b != 0.0:
+            return q2 - 2.0 * f2 / (b + math.copysign(math.sqrt(disc), b))
+        points = points[1:]
+    if len(points) < 2:
         return None
-    return qb - fb * (qb - qa) / (fb - fa)
+    (qa, fa), (qb, fb) = points
+    return None if fa == fb else qb - fb * (qb - qa) / (fb - fa)
