@@ -5,12 +5,13 @@ certified at ``q`` when ``upper <= target``. The target is not proven monotone i
 search keeps the invariant "``hi`` certifies, ``lo`` does not", then looks below its answer for
 certified dips and checks that ``q − q_tol`` does not certify.
 
-Cost (issue 22): every decision is made with the coarsest width that settles it
-(:class:`~gpu_rs.calibration.queries.Queries`); inside the bracket the steps are secant steps on
-``log(value / target)`` from the two latest points, rounded to the grid ``hi₀ − m·q_tol`` so
-that the last two points are ``q`` and ``q − q_tol`` themselves, with a bisection whenever the
-bracket fails to halve in two steps; the scan for dips (:mod:`gpu_rs.calibration.scan`) reuses
-every point already computed.
+Cost (issues 22, 30): every decision is made with the coarsest width that settles it
+(:class:`~gpu_rs.calibration.queries.Queries`); the bracket's steps and, inside it, the points
+are predicted from ``log(value / target)`` at the latest points (:mod:`gpu_rs.calibration.steps`:
+the parabola through three, else the secant), rounded to a grid whose neighbours lie one
+tolerance apart so that the last two points are ``q`` and ``q − q_tol`` themselves, with a
+bisection whenever the bracket fails to halve in three steps; the scan for dips
+(:mod:`gpu_rs.calibration.scan`) reuses every point already computed.
 """
 
 from __future__ import annotations
@@ -22,12 +23,11 @@ from typing import NamedTuple
 from gpu_rs.calibration import dips
 from gpu_rs.calibration.queries import COARSE, Queries
 from gpu_rs.calibration.scan import DENSE, SPARSE, near_seen, scan
+from gpu_rs.calibration.steps import Q_MAX, Grid, bracket, root
 from gpu_rs.common.errors import CalibrationError
-from gpu_rs.common.limits import MIN_Q_TOL, Q_RTOL
+from gpu_rs.common.limits import MIN_Q_TOL
 from gpu_rs.quantities.closed_forms import three_sigma_q
 
-Q_MAX = 0.5 - 1e-9
-"""Largest flip probability tried: q must stay below 1/2."""
 NOISE = 1e-6
 """A calibrated q within this distance of 1/2 is refused: such reports carry no information."""
 
@@ -42,64 +42,7 @@ class Found(NamedTuple):
 
 
 ENDGAME = 2
-FIRST_STEP = 1e-3
-"""The bracket's first step from the 3σ rule's ``q``."""
-GROWTH = 16.0
-"""Most growth of a bracket step over the one before."""
-OVERSHOOT = 1.1
-"""A bracket step goes this factor beyond the secant's predicted distance to the target."""
 """Within this many grid steps of the predicted answer a point is asked at ``rel_width`` directly."""
-
-
-def relative_tol(q: float) -> float:
-    """The default tolerance at ``q``: ``Q_RTOL · min(q, 1/2 − q)``.
-
-    ``σ(d̂) ∝ √(q(1 − q)) / (1 − 2q)`` is as sensitive to ``q`` relative to ``q`` (small ``q``) as
-    to ``1/2 − q`` (``q`` near 1/2): either way ``σ(d̂)`` is fixed to about ``Q_RTOL`` relative.
-    """
-    return Q_RTOL * min(q, 0.5 - q)
-
-
-class Grid(NamedTuple):
-    """The points the search asks: each one's next lower neighbour lies its own tolerance below it.
-
-    ``q_tol`` given: ``hi₀ − m·q_tol``. Else (:func:`relative_tol`) the points at whole steps of a
-    position that grows by exactly 1 from ``q`` to ``q − relative_tol(q)``: ``log q / log(1 − Q_RTOL)``
-    up to 1/4, ``log(1/2 − q) / log(1 + Q_RTOL)`` plus a constant above (continuous at 1/4), so that the
-    search's last two points are ``q`` and ``q − tol(q)`` themselves, whatever bracket it started from.
-    """
-
-    q_tol: float | None
-
-    def spacing(self, q: float) -> float:
-        """The tolerance at ``q``."""
-        return self.q_tol if self.q_tol is not None else relative_tol(q)
-
-    def offset(self, top: float, q: float) -> float:
-        """How many tolerances ``q`` lies below ``top`` (real; ``top − m·q_tol`` at ``m`` where given)."""
-        if self.q_tol is not None:
-            return (top - q) / self.q_tol
-        return _position(q) - _position(top)
-
-    def point(self, top: float, m: int) -> float:
-        """The point ``m`` tolerances below ``top``."""
-        if self.q_tol is not None:
-            return top - m * self.q_tol
-        pos = _position(top) + m
-        if pos >= _QUARTER:
-            return math.exp(pos * math.log1p(-Q_RTOL))
-        return 0.5 - math.exp((pos - _JOIN) * math.log1p(Q_RTOL))
-
-
-def _position(q: float) -> float:
-    """The relative grid's position of ``q`` (:class:`Grid`)."""
-    if q <= 0.25:
-        return math.log(q) / math.log1p(-Q_RTOL)
-    return math.log(0.5 - q) / math.log1p(Q_RTOL) + _JOIN
-
-
-_QUARTER = math.log(0.25) / math.log1p(-Q_RTOL)
-_JOIN = _QUARTER - math.log(0.25) / math.log1p(Q_RTOL)
 
 
 def smallest_q(
@@ -112,7 +55,7 @@ def smallest_q(
     what: tuple[str, str],
     pieces: dips.OneBitDips | None = None,
 ) -> Found:
-    """The smallest certified ``q`` found, within ``q_tol`` (``None``: the relative :func:`relative_tol`).
+    """The smallest certified ``q`` found, within ``q_tol`` (``None``: :func:`~gpu_rs.calibration.steps.relative_tol`).
 
     The answer ``q`` certifies and ``q − tol`` does not, ``tol`` the tolerance reached
     (``Found.q_tol``: ``q_tol``, or ``relative_tol(q)`` by default). ``what`` names the target
@@ -133,10 +76,8 @@ def smallest_q(
     def ok(q: float) -> bool:
         return query.decide(q, target)
 
-    def tol(q: float) -> float:
-        return Grid(q_tol).spacing(q)
-
     grid = Grid(q_tol)
+    tol = grid.spacing
 
     def search(lo: float, hi: float) -> float:
         return _secant(lo, hi, grid, target, query)[1]
@@ -145,7 +86,7 @@ def smallest_q(
         guess = min(max(three_sigma_q(n, bits, eps), q_tol or MIN_Q_TOL), Q_MAX)
     except ValueError:
         guess = Q_MAX
-    lo, hi = _bracket(guess, ok, lambda q: query.log_gap(q, target))
+    lo, hi = bracket(guess, ok, lambda q: query.log_gap(q, target))
     query.phase = "search"
     hi = search(lo, hi)
     notes: list[str] = []
@@ -196,29 +137,6 @@ def smallest_q(
     return Found(hi, tol(hi), notes, violations)
 
 
-def _bracket(guess: float, ok: Callable[[float], bool], gap: Callable[[float], float]) -> tuple[float, float]:
-    """``(lo, hi)`` with ``hi`` certified and ``lo`` not (or 0), from ``guess`` (the 3σ rule's ``q``).
-
-    The steps leave ``guess`` towards the target, the first :data:`FIRST_STEP` long; each later
-    one is the secant's predicted distance to the target through the last two points (``gap``,
-    :meth:`Queries.log_gap`), :data:`OVERSHOOT` beyond it, at least the step before and at most
-    :data:`GROWTH` times it, or 4 times the step before where those points predict no crossing.
-    """
-    up = not ok(guess)  # the value is above the target at guess: the answer lies above it
-    sign, step, points = (1.0 if up else -1.0), FIRST_STEP, [(guess, gap(guess))]
-    while True:
-        here = points[-1][0]
-        there = min(Q_MAX, here + step) if up else here - step
-        if there <= 0.0:
-            return 0.0, here
-        if ok(there) == up:
-            return (here, there) if up else (there, here)
-        points.append((there, gap(there)))
-        root = _root(points[-3:])
-        ahead = (root - there) * sign if root is not None else math.nan
-        step = min(GROWTH * step, max(FIRST_STEP, OVERSHOOT * ahead)) if ahead > 0.0 else 4.0 * step
-
-
 def _descend(hi: float, step: float, ok: Callable[[float], bool]) -> tuple[float, float]:
     """``(lo, hi)`` below a certified ``hi``: down by ``step``, then 4 times longer each, to a point that does not."""
     while hi - step > 0:
@@ -265,11 +183,11 @@ def _secant(lo: float, hi: float, grid: Grid, target: float, query: Queries) -> 
             return lo, hi
         # The secant through the two latest points while they straddle the answer; after a
         # one-sided step, regula falsi with the Illinois halving (the stale end's value halved).
-        guess = _root(recent[-3:]) if len(recent) >= 3 else None
+        guess = root(recent[-3:]) if len(recent) >= 3 else None
         if (guess is None or not lo < guess < hi) and {recent[-2][0], recent[-1][0]} == {lo, hi}:
-            guess = _root(recent[-2:])
+            guess = root(recent[-2:])
         if guess is None or not lo < guess < hi:
-            guess = _root([(lo, f_lo), (hi, f_hi)]) if math.isfinite(f_lo) else None
+            guess = root([(lo, f_lo), (hi, f_hi)]) if math.isfinite(f_lo) else None
         m_star = at(guess) if guess is not None and guess > 0 else 0.5 * (m_hi + u_lo)
         moved = abs(m_star - at(recent[-1][0]))  # how far the prediction moved: its error
         endgame = moved <= ENDGAME or last - first < ENDGAME
@@ -296,23 +214,3 @@ def _secant(lo: float, hi: float, grid: Grid, target: float, query: Queries) -> 
             side = -1
         recent.append((q, f(q)))
         lengths.append(u_lo - m_hi)
-
-
-def _root(points: list[tuple[float, float]]) -> float | None:
-    """The root nearest the last of two or three points ``(q, f)``, or None if they define none: of the
-    line through two; of the parabola through three (Muller's step), else of the line through the last two."""
-    if not all(math.isfinite(f) for _, f in points) or len({q for q, _ in points}) < len(points):
-        return None
-    if len(points) == 3:
-        (q0, f0), (q1, f1), (q2, f2) = points
-        d01, d12 = (f1 - f0) / (q1 - q0), (f2 - f1) / (q2 - q1)
-        a = (d12 - d01) / (q2 - q0)
-        b = d12 + a * (q2 - q1)
-        disc = b * b - 4.0 * a * f2
-        if disc >= 0.0 and b != 0.0:
-            return q2 - 2.0 * f2 / (b + math.copysign(math.sqrt(disc), b))
-        points = points[1:]
-    if len(points) < 2:
-        return None
-    (qa, fa), (qb, fb) = points
-    return None if fa == fb else qb - fb * (qb - qa) / (fb - fa)
