@@ -77,3 +77,28 @@ def test_bracket_holds_its_invariant(answer, guess, shape):
     lo, hi = bracket(guess, ok, gap)
     assert lo < hi and ok(hi) and (lo == 0.0 or not ok(lo))
     assert len(calls) < 40
+
+
+@pytest.mark.parametrize(("n", "bits", "eps"), [(4, 3, 0.5), (5, 2, 1.0)])
+def test_every_pair_bound_carries_to_larger_q(n, bits, eps):
+    """docs/calibration.md §8.1: every pair's δ(ε) falls as q grows, so the every-pair tail bound at q₁
+    (a δ bound turned into a tail) bounds every pair's tail at every q₂ ≥ q₁; exact enumeration of every
+    pair, both orders (tests/oracles_pairs.py)."""
+    import gpu_rs
+    from oracles_pairs import search_pairs
+
+    lam = math.exp(eps)
+    exact = {q: search_pairs(n, bits, q, lam) for q in (0.1, 0.12, 0.2, 0.3, 0.45)}
+    for i, q1 in enumerate(sorted(exact)):
+        upper = gpu_rs.tail(n, bits, q1, eps, scope="all").upper
+        worst_delta_q1 = max(max(r["delta_fwd"], r["delta_rev"]) for r in exact[q1]["pairs"])
+        for q2 in sorted(exact)[i:]:
+            pairs = exact[q2]["pairs"]
+            assert max(max(r["tail_fwd"], r["tail_rev"]) for r in pairs) <= upper
+            # pair by pair: the same pair's δ at q₂ is at most its δ at q₁
+            before = {(r["bg"], r["x"], r["xp"]): r for r in exact[q1]["pairs"]}
+            for r in pairs:
+                old = before[r["bg"], r["x"], r["xp"]]
+                assert r["delta_fwd"] <= old["delta_fwd"] + 1e-12
+                assert r["delta_rev"] <= old["delta_rev"] + 1e-12
+            assert max(max(r["delta_fwd"], r["delta_rev"]) for r in pairs) <= worst_delta_q1 + 1e-12

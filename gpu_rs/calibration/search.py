@@ -167,7 +167,7 @@ def _secant(lo: float, hi: float, grid: Grid, target: float, query: Queries) -> 
         return query.log_gap(q, target)
 
     def at(q: float) -> float:  # tolerances from hi₀ down to q (lo's may be fractional)
-        return grid.offset(top, q) if q > 0 else math.inf
+        return grid.offset(top, q)
 
     m_hi, u_lo = 0, at(lo)
     f_lo = f(lo) if lo > 0 else math.inf

@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable
 from typing import NamedTuple
 
-from gpu_rs.common.limits import Q_RTOL
+from gpu_rs.common.limits import MIN_Q_TOL, Q_RTOL
 
 Q_MAX = 0.5 - 1e-9
 """Largest flip probability tried: q must stay below 1/2."""
@@ -50,10 +50,13 @@ class Grid(NamedTuple):
         return self.q_tol if self.q_tol is not None else relative_tol(q)
 
     def offset(self, top: float, q: float) -> float:
-        """How many tolerances ``q`` lies below ``top`` (real; ``top − m·q_tol`` at ``m`` where given)."""
+        """How many tolerances ``q`` lies below ``top`` (real; ``top − m·q_tol`` at ``m`` where given).
+
+        On the relative grid ``q = 0`` (no failing point known) counts as ``MIN_Q_TOL``, the finest
+        tolerance that can be asked, or ``top`` if that is lower: positions grow without end towards 0."""
         if self.q_tol is not None:
             return (top - q) / self.q_tol
-        return _position(q) - _position(top)
+        return _position(q if q > 0.0 else min(top, MIN_Q_TOL)) - _position(top)
 
     def point(self, top: float, m: int) -> float:
         """The point ``m`` tolerances below ``top``."""
