@@ -9,7 +9,9 @@ from __future__ import annotations
 import math
 
 import pytest
+from oracles_pairs import search_pairs
 
+import gpu_rs
 from gpu_rs.calibration.steps import Q_MAX, Grid, bracket, root
 
 
@@ -84,9 +86,6 @@ def test_every_pair_bound_carries_to_larger_q(n, bits, eps):
     """docs/calibration.md §8.1: every pair's δ(ε) falls as q grows, so the every-pair tail bound at q₁
     (a δ bound turned into a tail) bounds every pair's tail at every q₂ ≥ q₁; exact enumeration of every
     pair, both orders (tests/oracles_pairs.py)."""
-    import gpu_rs
-    from oracles_pairs import search_pairs
-
     lam = math.exp(eps)
     exact = {q: search_pairs(n, bits, q, lam) for q in (0.1, 0.12, 0.2, 0.3, 0.45)}
     for i, q1 in enumerate(sorted(exact)):
