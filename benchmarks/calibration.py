@@ -8,7 +8,9 @@ After a warm-up (two small calibrations), for each case: one ``calibrate`` call,
 certified tail (or δ) at the calibrated ``q`` and one at the 3σ rule's ``q``, same ``n``,
 ``bits``, ε, scope and ``rel_width``, in the same process right after. The ratio is
 calibration time over the tail at the calibrated ``q`` (the tail a user would compute to check
-the answer); the ratio to the 3σ tail is shown too. Only the public API is used, so the same
+the answer); the ratio to the 3σ tail is shown too, and to the seed's pair's forward tail at the
+calibrated ``q`` (issue 30's unit). The calibration's CPU time is shown beside its wall time: on a
+machine shared with other jobs it is close to what an idle run takes. Only the public API is used, so the same
 file times an older checkout (``PYTHONPATH=old/checkout python benchmarks/calibration.py``,
 run from outside the checkout).
 """
@@ -55,10 +57,11 @@ def measure(key: str) -> dict[str, Any]:
     case = CASES[key]
     # The scope is always passed: calibrate's default became "all", the cases' is "homogeneous".
     kwargs = {k: v for k, v in case.items() if k not in ("n", "bits")} | {"scope": case.get("scope", "homogeneous")}
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     c = gpu_rs.calibrate(case["n"], case["bits"], **kwargs)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     at_q = _one(case, c.q)
+    at_fwd = math.nan if "delta" in case else _one(case | {"scope": "forward"}, c.q)
     try:
         at_3s = _one(case, gpu_rs.three_sigma_q(case["n"], case["bits"], case["eps"]))
     except ValueError:
@@ -71,7 +74,10 @@ def measure(key: str) -> dict[str, Any]:
         queries=len(c.steps),
         phases=dict(phases),
         seconds=seconds,
+        cpu=cpu,
         at_q=at_q,
+        at_fwd=at_fwd,
+        ratio_fwd=seconds / at_fwd,
         at_3s=at_3s,
         ratio=seconds / at_q,
         ratio_3s=seconds / at_3s,
@@ -83,13 +89,15 @@ def row(m: dict[str, Any]) -> str:
     setting = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in CASES[m["key"]].items())
     return (
         f"| {m['key']} | {setting} | {m['scope']} | {m['q']:.8g} | {m['queries']} | {m['seconds']:.3g} s | "
-        f"{m['at_q']:.3g} s | {m['ratio']:.3g} | {m['at_3s']:.3g} s | {m['ratio_3s']:.3g} |"
+        f"{m['cpu']:.3g} s | {m['at_q']:.3g} s | {m['ratio']:.3g} | {m['at_3s']:.3g} s | {m['ratio_3s']:.3g} | "
+        f"{m['at_fwd']:.3g} s | {m['ratio_fwd']:.3g} |"
     )
 
 
 HEADER = (
-    "| case | setting | scope | q | queries | calibration | one tail at q | ratio | one tail at 3σ q | ratio to it |\n"
-    "|---|---|---|---|---|---|---|---|---|---|"
+    "| case | setting | scope | q | queries | calibration | its CPU time | one tail at q | ratio | one tail at 3σ q "
+    "| ratio to it | forward tail at q | ratio to it |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 )
 
 

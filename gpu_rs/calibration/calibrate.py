@@ -75,7 +75,7 @@ def calibrate(
         (:func:`gpu_rs.compose`) is ``<= delta``, ``1 <= releases <= 100_000``; with ``eta`` only 1.
     q_tol : float, optional
         Absolute tolerance on ``q``, ``1e-12 <= q_tol < 0.01``. Default: relative,
-        ``1e-5 · min(q, 1/2 − q)`` (:func:`~gpu_rs.calibration.search.relative_tol`), so that a small
+        ``1e-5 · min(q, 1/2 − q)`` (:func:`~gpu_rs.calibration.steps.relative_tol`), so that a small
         answer is found as precisely as a large one and ``σ(d̂)`` to about 1e-5 relative; the result's
         ``q_tol`` is the absolute tolerance reached either way (``q − q_tol`` does not certify).
     rel_width : float

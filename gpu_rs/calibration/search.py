@@ -5,12 +5,13 @@ certified at ``q`` when ``upper <= target``. The target is not proven monotone i
 search keeps the invariant "``hi`` certifies, ``lo`` does not", then looks below its answer for
 certified dips and checks that ``q − q_tol`` does not certify.
 
-Cost (issue 22): every decision is made with the coarsest width that settles it
-(:class:`~gpu_rs.calibration.queries.Queries`); inside the bracket the steps are secant steps on
-``log(value / target)`` from the two latest points, rounded to the grid ``hi₀ − m·q_tol`` so
-that the last two points are ``q`` and ``q − q_tol`` themselves, with a bisection whenever the
-bracket fails to halve in two steps; the scan for dips (:mod:`gpu_rs.calibration.scan`) reuses
-every point already computed.
+Cost (issues 22, 30): every decision is made with the coarsest width that settles it
+(:class:`~gpu_rs.calibration.queries.Queries`); the bracket's steps and, inside it, the points
+are predicted from ``log(value / target)`` at the latest points (:mod:`gpu_rs.calibration.steps`:
+the parabola through three, else the secant), rounded to a grid whose neighbours lie one
+tolerance apart so that the last two points are ``q`` and ``q − q_tol`` themselves, with a
+bisection whenever the bracket fails to halve in three steps; the scan for dips
+(:mod:`gpu_rs.calibration.scan`) reuses every point already computed.
 """
 
 from __future__ import annotations
@@ -22,12 +23,11 @@ from typing import NamedTuple
 from gpu_rs.calibration import dips
 from gpu_rs.calibration.queries import COARSE, Queries
 from gpu_rs.calibration.scan import DENSE, SPARSE, near_seen, scan
+from gpu_rs.calibration.steps import Q_MAX, Grid, bracket, root
 from gpu_rs.common.errors import CalibrationError
-from gpu_rs.common.limits import MIN_Q_TOL, Q_RTOL
+from gpu_rs.common.limits import MIN_Q_TOL
 from gpu_rs.quantities.closed_forms import three_sigma_q
 
-Q_MAX = 0.5 - 1e-9
-"""Largest flip probability tried: q must stay below 1/2."""
 NOISE = 1e-6
 """A calibrated q within this distance of 1/2 is refused: such reports carry no information."""
 
@@ -45,15 +45,6 @@ ENDGAME = 2
 """Within this many grid steps of the predicted answer a point is asked at ``rel_width`` directly."""
 
 
-def relative_tol(q: float) -> float:
-    """The default tolerance at ``q``: ``Q_RTOL · min(q, 1/2 − q)``.
-
-    ``σ(d̂) ∝ √(q(1 − q)) / (1 − 2q)`` is as sensitive to ``q`` relative to ``q`` (small ``q``) as
-    to ``1/2 − q`` (``q`` near 1/2): either way ``σ(d̂)`` is fixed to about ``Q_RTOL`` relative.
-    """
-    return Q_RTOL * min(q, 0.5 - q)
-
-
 def smallest_q(
     n: int,
     bits: int,
@@ -64,7 +55,7 @@ def smallest_q(
     what: tuple[str, str],
     pieces: dips.OneBitDips | None = None,
 ) -> Found:
-    """The smallest certified ``q`` found, within ``q_tol`` (``None``: the relative :func:`relative_tol`).
+    """The smallest certified ``q`` found, within ``q_tol`` (``None``: :func:`~gpu_rs.calibration.steps.relative_tol`).
 
     The answer ``q`` certifies and ``q − tol`` does not, ``tol`` the tolerance reached
     (``Found.q_tol``: ``q_tol``, or ``relative_tol(q)`` by default). ``what`` names the target
@@ -85,20 +76,17 @@ def smallest_q(
     def ok(q: float) -> bool:
         return query.decide(q, target)
 
-    def tol(q: float) -> float:
-        return q_tol if q_tol is not None else relative_tol(q)
+    grid = Grid(q_tol)
+    tol = grid.spacing
 
     def search(lo: float, hi: float) -> float:
-        # Secant rounds, the first to the coarser of the ends' tolerances, each later one to the
-        # tolerance at the answer so far, until that answer stays put at its own tolerance.
-        step = max(tol(lo), tol(hi))
-        while True:
-            lo, found = _secant(lo, hi, step, target, query)
-            if found == hi and step <= tol(hi):
-                return hi
-            hi, step = found, tol(found)
+        return _secant(lo, hi, grid, target, query)[1]
 
-    lo, hi = _bracket(n, bits, eps, q_tol or MIN_Q_TOL, ok)
+    try:
+        guess = min(max(three_sigma_q(n, bits, eps), q_tol or MIN_Q_TOL), Q_MAX)
+    except ValueError:
+        guess = Q_MAX
+    lo, hi = bracket(guess, ok, lambda q: query.log_gap(q, target))
     query.phase = "search"
     hi = search(lo, hi)
     notes: list[str] = []
@@ -149,29 +137,6 @@ def smallest_q(
     return Found(hi, tol(hi), notes, violations)
 
 
-def _bracket(n: int, bits: int, eps: float, q_tol: float, ok: Callable[[float], bool]) -> tuple[float, float]:
-    """``(lo, hi)`` with ``hi`` certified and ``lo`` not (or 0), starting at the 3σ rule's ``q``."""
-    try:
-        guess = min(max(three_sigma_q(n, bits, eps), q_tol), Q_MAX)
-    except ValueError:
-        guess = Q_MAX
-    if not ok(guess):
-        hi, step = guess, 1e-3
-        while hi < Q_MAX:
-            lo, hi = hi, min(Q_MAX, hi + step)
-            if ok(hi):
-                return lo, hi
-            step *= 4
-        return lo, Q_MAX
-    hi, step = guess, 1e-3
-    while hi - step > 0:
-        if not ok(hi - step):
-            return hi - step, hi
-        hi -= step
-        step *= 4
-    return 0.0, hi
-
-
 def _descend(hi: float, step: float, ok: Callable[[float], bool]) -> tuple[float, float]:
     """``(lo, hi)`` below a certified ``hi``: down by ``step``, then 4 times longer each, to a point that does not."""
     while hi - step > 0:
@@ -181,11 +146,11 @@ def _descend(hi: float, step: float, ok: Callable[[float], bool]) -> tuple[float
     return 0.0, hi
 
 
-def _secant(lo: float, hi: float, q_tol: float, target: float, query: Queries) -> tuple[float, float]:
-    """Shrink ``(lo, hi]`` to ``q_tol``: ``hi`` certifies, ``lo`` does not (or is 0); returns both ends.
+def _secant(lo: float, hi: float, grid: Grid, target: float, query: Queries) -> tuple[float, float]:
+    """Shrink ``(lo, hi]`` to one tolerance: ``hi`` certifies, ``lo`` does not (or is 0); returns both ends.
 
-    Points are ``hi₀ − m·q_tol`` for integers ``m`` (``hi₀`` the first ``hi``), so the bracket
-    ends with ``lo = hi − q_tol`` up to rounding: the check of ``q − q_tol`` is one of its steps.
+    Points are those of ``grid`` at whole positions from ``hi₀`` (the first ``hi``), so the bracket
+    ends with ``lo = hi − tol(hi)`` up to rounding: the check of ``q − q_tol`` is one of its steps.
     The next point is the root of :meth:`Queries.log_gap` (the upper end expected at
     ``rel_width`` against the target) by the secant through the two latest points when they are
     the bracket's ends, else by regula falsi through the ends with the Illinois modification; it
@@ -201,27 +166,35 @@ def _secant(lo: float, hi: float, q_tol: float, target: float, query: Queries) -
     def f(q: float) -> float:
         return query.log_gap(q, target)
 
-    m_hi, u_lo = 0, (top - lo) / q_tol  # hi = top - m_hi q_tol; lo = top - u_lo q_tol (u_lo real)
+    def at(q: float) -> float:  # tolerances from hi₀ down to q (lo's may be fractional)
+        return grid.offset(top, q)
+
+    m_hi, u_lo = 0, at(lo)
     f_lo = f(lo) if lo > 0 else math.inf
     f_hi = f(hi)
-    recent = [(q, f(q)) for q in (lo, hi) if q > 0]
+    # The ends and the computed point nearest them outside, the one nearest the target last.
+    outside = [s for s in query.seen if not lo <= s <= hi]
+    near = min(outside, key=lambda s: min(abs(s - lo), abs(s - hi)), default=0.0)
+    recent = sorted(((q, f(q)) for q in {lo, hi, near} if q > 0), key=lambda p: -abs(p[1]))
     lengths, side = [u_lo], 0
     while True:
-        first, last = m_hi + 1, math.ceil(u_lo - 1e-9) - 1
+        first, last = m_hi + 1, math.ceil(u_lo - 1e-6) - 1
         if first > last:
             return lo, hi
         # The secant through the two latest points while they straddle the answer; after a
         # one-sided step, regula falsi with the Illinois halving (the stale end's value halved).
-        guess = _root(recent[-2:]) if len(recent) >= 2 and {recent[-2][0], recent[-1][0]} == {lo, hi} else None
+        guess = root(recent[-3:]) if len(recent) >= 3 else None
+        if (guess is None or not lo < guess < hi) and {recent[-2][0], recent[-1][0]} == {lo, hi}:
+            guess = root(recent[-2:])
         if guess is None or not lo < guess < hi:
-            guess = _root([(lo, f_lo), (hi, f_hi)]) if math.isfinite(f_lo) else None
-        m_star = (top - guess) / q_tol if guess is not None else 0.5 * (m_hi + u_lo)
-        moved = abs(m_star - (top - recent[-1][0]) / q_tol)  # how far the prediction moved: its error
+            guess = root([(lo, f_lo), (hi, f_hi)]) if math.isfinite(f_lo) else None
+        m_star = at(guess) if guess is not None and guess > 0 else 0.5 * (m_hi + u_lo)
+        moved = abs(m_star - at(recent[-1][0]))  # how far the prediction moved: its error
         endgame = moved <= ENDGAME or last - first < ENDGAME
         if len(lengths) >= 4 and u_lo - m_hi > 0.5 * lengths[-4]:
             m_star = 0.5 * (m_hi + u_lo)
         m = min(last, max(first, round(m_star)))
-        q = top - m * q_tol
+        q, q_tol = grid.point(top, m), grid.spacing(hi)
         slope = abs(f_lo - f_hi) / (hi - lo) if math.isfinite(f_lo) else 0.0
         if endgame and m <= m_star and query.widths[hi] > query.rel_width:  # likely the answer: asked as reported
             width = query.rel_width
@@ -241,13 +214,3 @@ def _secant(lo: float, hi: float, q_tol: float, target: float, query: Queries) -
             side = -1
         recent.append((q, f(q)))
         lengths.append(u_lo - m_hi)
-
-
-def _root(pair: list[tuple[float, float]]) -> float | None:
-    """The secant root through two points ``(q, f)``, or None if they do not define one."""
-    if len(pair) < 2:
-        return None
-    (qa, fa), (qb, fb) = pair
-    if fa == fb or not (math.isfinite(fa) and math.isfinite(fb)):
-        return None
-    return qb - fb * (qb - qa) / (fb - fa)
