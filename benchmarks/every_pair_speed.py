@@ -15,13 +15,12 @@ so the same file measures an older checkout (``PYTHONPATH=that/checkout``).
 
 from __future__ import annotations
 
-import argparse
 import math
 from collections.abc import Sequence
 
 import numpy as np
 
-from benchmarks.measure import best_of
+from benchmarks.measure import best_of, print_rows
 
 TAILS = (
     (1000, 5, 0.2446, math.log(2.0)),
@@ -69,11 +68,7 @@ def run(repeat: int) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--repeat", type=int, default=1)
-    args = parser.parse_args(argv)
-    print("\n".join(run(args.repeat)))
-    return 0
+    return print_rows(run, __doc__ or "", argv)
 
 
 if __name__ == "__main__":

@@ -15,12 +15,11 @@ an older checkout (``PYTHONPATH=that/checkout``).
 
 from __future__ import annotations
 
-import argparse
 import math
 import re
 from collections.abc import Sequence
 
-from benchmarks.measure import best_of
+from benchmarks.measure import best_of, print_rows
 
 TAILS = ((10**7, 40, 0.351, 2.0), (10**7, 40, 0.3754, 2.0), (10**7, 64, 0.36, 2.0))
 CALIBRATIONS = (("README", 10**4, 5, math.log(2.0)), ("L = 40", 10**7, 40, 2.0))
@@ -55,11 +54,7 @@ def run(repeat: int) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--repeat", type=int, default=1)
-    args = parser.parse_args(argv)
-    print("\n".join(run(args.repeat)))
-    return 0
+    return print_rows(run, __doc__ or "", argv)
 
 
 if __name__ == "__main__":

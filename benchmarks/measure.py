@@ -19,6 +19,7 @@ between tasks, so the numbers stay per task where ``clear_refs`` is writable.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import importlib
 import math
@@ -27,12 +28,20 @@ import os
 import resource
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from multiprocessing.pool import Pool
 from typing import Any
 
 TRACE_LIMIT = 30.0
 """Tasks whose untraced run took longer than this (seconds) are not repeated under tracemalloc."""
+
+
+def print_rows(run: Callable[[int], list[str]], description: str, argv: Sequence[str] | None) -> int:
+    """A benchmark script's command line: ``--repeat R`` (default 1), then the lines of ``run(R)`` printed."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--repeat", type=int, default=1)
+    print("\n".join(run(parser.parse_args(argv).repeat)))
+    return 0
 
 
 def best_of(f: Callable[[], Any], repeat: int) -> tuple[float, Any]:

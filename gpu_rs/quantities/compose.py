@@ -11,7 +11,7 @@ certified by the engine (:mod:`~gpu_rs.pairs.compose_sides`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -27,7 +27,7 @@ from gpu_rs.pairs.profile_grid import DISCRETIZATION, export_grid, grid_end
 from gpu_rs.quantities.compose_root import Composition
 from gpu_rs.quantities.profile import PrivacyProfile
 from gpu_rs.quantities.profile_export import to_dp_accounting
-from gpu_rs.quantities.profile_plot import draw
+from gpu_rs.quantities.profile_plot import Plotted
 from gpu_rs.quantities.profile_results import DeltaBound
 
 
@@ -67,7 +67,7 @@ def _ends(found: DeltaBound, order: int) -> tuple[Fraction, Fraction]:
 
 
 @dataclass(frozen=True)
-class ComposedProfile(ToDict):
+class ComposedProfile(ToDict, Plotted):
     """The certified privacy profile of ``times`` rounds of the releases ``profiles``.
 
     ``delta(ε)`` brackets the largest ``δ`` over the pairs the releases' scope covers (the upper
@@ -112,17 +112,6 @@ class ComposedProfile(ToDict):
     def to_dp_accounting(self, **options: Any) -> Any:
         """A pessimistic dp_accounting PLD of the composed profile (:mod:`~gpu_rs.quantities.profile_export`)."""
         return to_dp_accounting(self, **options)
-
-    def plot(
-        self,
-        eps: Sequence[float] | np.ndarray | None = None,
-        *,
-        ax: Any = None,
-        path: str | None = None,
-        others: Mapping[str, Callable[[np.ndarray], np.ndarray]] | None = None,
-    ) -> Any:
-        """``δ`` against ``ε`` after every release: :func:`~gpu_rs.quantities.profile_plot.draw`."""
-        return draw(self, eps, ax=ax, path=path, others=others)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {k: getattr(self, k) for k in ("times", "scope", "guarantee", "rel_width", "abs_width")}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,13 +19,13 @@ from gpu_rs.pairs.scopes.all_krand import AllKrand
 from gpu_rs.quantities.compose_root import Composition, krand_composition
 from gpu_rs.quantities.profile_export import to_dp_accounting
 from gpu_rs.quantities.profile_orders import Order, Profile
-from gpu_rs.quantities.profile_plot import draw
+from gpu_rs.quantities.profile_plot import Plotted
 from gpu_rs.quantities.profile_results import DeltaBound
 from gpu_rs.quantities.tail import DEFAULT_MAX_TERMS
 
 
 @dataclass(frozen=True)
-class PrivacyProfile(ToDict):
+class PrivacyProfile(ToDict, Plotted):
     """The privacy profile of one setting; :meth:`delta` and :meth:`epsilon` compute on demand.
 
     Tail queries are cached, so later calls reuse the work of earlier ones. ``evaluated`` lists
@@ -104,17 +104,6 @@ class PrivacyProfile(ToDict):
     def abs_width(self) -> float:
         """The absolute width asked of each ``δ``."""
         return self.engine.abs_width
-
-    def plot(
-        self,
-        eps: Sequence[float] | np.ndarray | None = None,
-        *,
-        ax: Any = None,
-        path: str | None = None,
-        others: Mapping[str, Callable[[np.ndarray], np.ndarray]] | None = None,
-    ) -> Any:
-        """``δ`` against ``ε`` on a log axis, each order's band (:func:`~gpu_rs.quantities.profile_plot.draw`)."""
-        return draw(self, eps, ax=ax, path=path, others=others)
 
 
 def privacy_profile(

@@ -87,3 +87,18 @@ def _on_floor(ax: Any, grid: np.ndarray, values: np.ndarray, floor: float, color
     low = values <= floor
     if low.any():
         ax.plot(grid[low], np.full(int(low.sum()), floor), "v", color=color, ms=5, ls="none", label=label)
+
+
+class Plotted:
+    """The ``plot`` method of a profile, one release or composed (mixed into their classes)."""
+
+    def plot(
+        self,
+        eps: Sequence[float] | np.ndarray | None = None,
+        *,
+        ax: Any = None,
+        path: str | None = None,
+        others: Mapping[str, Callable[[np.ndarray], np.ndarray]] | None = None,
+    ) -> Any:
+        """``δ`` against ``ε`` on a log axis, each order's band: :func:`draw` (its parameters)."""
+        return draw(self, eps, ax=ax, path=path, others=others)
