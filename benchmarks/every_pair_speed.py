@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from benchmarks.measure import best_of, print_rows
+from benchmarks.measure import best_of, forward_seconds, print_rows
 
 TAILS = (
     (1000, 5, 0.2446, math.log(2.0)),
@@ -45,7 +45,7 @@ def run(repeat: int) -> list[str]:
         "|---|---|---|---|---|---|---|---|",
     ]
     for n, bits, q, eps in TAILS:
-        t_fwd, _ = best_of(lambda: gpu_rs.tail(n, bits, q, eps, scope="forward", backend="numpy"), repeat)  # noqa: B023
+        t_fwd = forward_seconds(n, bits, q, eps, repeat)
         t_all, b = best_of(lambda: gpu_rs.tail(n, bits, q, eps, search_seconds=0, backend="numpy"), repeat)  # noqa: B023
         lines.append(
             f"| {n:g} | {bits} | {q} | {eps:.4g} | {t_fwd:.3g} | {t_all:.3g} | {t_all / t_fwd:.1f} | {b.upper:.6g} |"
@@ -61,7 +61,7 @@ def run(repeat: int) -> list[str]:
         "|---|---|---|---|---|---|---|---|",
     ]
     for n, bits, q, eps in DELTAS:
-        t_fwd, _ = best_of(lambda: gpu_rs.tail(n, bits, q, eps, scope="forward", backend="numpy"), repeat)  # noqa: B023
+        t_fwd = forward_seconds(n, bits, q, eps, repeat)
         t, d = best_of(lambda: gpu_rs.privacy_profile(n, bits, q, backend="numpy").delta(eps), repeat)  # noqa: B023
         lines.append(f"| {n:g} | {bits} | {q} | {eps:.4g} | {t_fwd:.3g} | {t:.3g} | {t / t_fwd:.1f} | {d.upper:.6g} |")
     return lines

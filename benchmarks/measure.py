@@ -36,6 +36,14 @@ TRACE_LIMIT = 30.0
 """Tasks whose untraced run took longer than this (seconds) are not repeated under tracemalloc."""
 
 
+def forward_seconds(n: int, bits: int, q: float, eps: float, repeat: int) -> float:
+    """The unit of the benchmarks' ratios: the best of ``repeat`` certified forward tails of the seed's pair
+    (``gpu_rs.tail(..., scope="forward")``, NumPy) at ``(n, bits, q, eps)``, in seconds."""
+    import gpu_rs
+
+    return best_of(lambda: gpu_rs.tail(n, bits, q, eps, scope="forward", backend="numpy"), repeat)[0]
+
+
 def print_rows(run: Callable[[int], list[str]], description: str, argv: Sequence[str] | None) -> int:
     """A benchmark script's command line: ``--repeat R`` (default 1), then the lines of ``run(R)`` printed."""
     parser = argparse.ArgumentParser(description=description)
