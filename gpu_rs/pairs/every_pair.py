@@ -91,22 +91,22 @@ class Curve:
 
     @property
     def uses_blanket(self) -> bool:
-        """Whether the graded blanket may lower the bound (at one bit it is the graded clone pair itself:
-        ``(2q)^1 = p_1 = 2q`` and ``W`` is uniform)."""
+        """Whether the blanket may lower the bound (at one bit it is the graded clone pair: ``(2q)^1 = p_1``)."""
         return self.blankets and self.bits > 1
 
     def distances(self, least_eps: float) -> list[int]:
         """The distances where some pair may have ``δ(ε) > 0`` for some ``ε >= least_eps``: where the
         largest ratio of one report, ``(p/q)^d``, exceeds ``e^ε`` (else ``δ = 0`` for every pair)."""
-        lr = -log_r(self.q)
-        return [d for d in range(1, self.bits + 1) if d * lr * (1.0 + 8.0 * UNIT) > least_eps]
+        return [d for d in range(1, self.bits + 1) if d * -log_r(self.q) * (1.0 + 8.0 * UNIT) > least_eps]
 
     def blanket(self, d: int, eps: float, enough: float = -1.0, *, settle: bool = False) -> float:
-        """The graded blanket at ``(d, ε)`` (:func:`gpu_rs.pairs.blanket.blanket_delta`), lowered by the pools
-        (:func:`gpu_rs.pairs.pools.pools_delta`) where it stays above ``enough``; once per question."""
+        """The graded blanket at ``(d, ε)``, lowered by the pools where it stays above ``enough``; once per question."""
         key = (d, eps, enough, settle)
         if key not in self.memo:
-            value = blanket.blanket_delta(self.n, self.bits, self.q, d, eps, enough, settle=settle, xp=self.xp)
+            if self.pools:  # the blankets of the curve without pools, computed once for both
+                value = curve(self.n, self.bits, self.q, xp=self.xp).blanket(d, eps, enough, settle=settle)
+            else:
+                value = blanket.blanket_delta(self.n, self.bits, self.q, d, eps, enough, settle=settle, xp=self.xp)
             if self.pools and value > max(enough, POOLS_FLOOR):
                 if (d, eps) not in self.pooled:
                     self.pooled[d, eps] = pools.pools_delta(self.n, self.bits, self.q, d, eps)
