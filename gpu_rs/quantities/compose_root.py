@@ -40,9 +40,18 @@ class Composition:
         self.sides = {name: (side(0, name), side(1, name)) for name in pairs}
         self.top = max(float(top), max(s.law.max + s.shift for s, _ in self.sides.values()) * (1.0 + 1e-9) + 1e-9)
 
+    def _each(self, eps: float, sides: list[Side], rel_width: float) -> dict[int, tuple[float, float]]:
+        """``Side.delta`` of each distinct side once, under its ``id`` (the orders share a side where their
+        laws are equal: ``scope="all"``, ``k`` reports)."""
+        found: dict[int, tuple[float, float]] = {}
+        for side in sides:
+            if id(side) not in found:
+                found[id(side)] = side.delta(eps, rel_width, self.abs_width)
+        return found
+
     def _ends(self, eps: float, which: int, rel_width: float) -> tuple[float, float]:
         """``(max lower, max upper)`` over the orders of the dominating (0) or dominated (1) pair."""
-        found = [pair[which].delta(eps, rel_width, self.abs_width) for pair in self.sides.values()]
+        found = self._each(eps, [pair[which] for pair in self.sides.values()], rel_width).values()
         return max(f[0] for f in found), max(f[1] for f in found)
 
     bound_only = False
@@ -53,12 +62,8 @@ class Composition:
 
     def delta(self, eps: float) -> DeltaBound:
         """Certified ``δ(eps)`` after every release."""
-        found = {}
-        for name, (up, down) in self.sides.items():
-            found[name] = (
-                *down.delta(eps, self.rel_width, self.abs_width),
-                *up.delta(eps, self.rel_width, self.abs_width),
-            )
+        got = self._each(eps, [side for pair in self.sides.values() for side in pair], self.rel_width)
+        found = {name: (*got[id(down)], *got[id(up)]) for name, (up, down) in self.sides.items()}
         lower, upper = max(v[0] for v in found.values()), max(v[3] for v in found.values())
         top = max(v[2] for v in found.values())
         disc = min(upper - top, upper - lower) if top <= upper else 0.0
@@ -85,8 +90,8 @@ class Composition:
     def epsilon(self, delta: float, eps_tol: float) -> EpsilonBound:
         """Certified ``ε(δ)``: bisection of the dominating pair's upper ``δ`` (the upper end), then of
         the dominated pair's lower ``δ`` (the lower end), each to ``eps_tol`` times the upper end."""
-        if self._ends(self.top, 0, self.rel_width)[1] > delta:
-            floor = self._ends(self.top, 0, self.rel_width)[1]
+        floor = self._ends(self.top, 0, self.rel_width)[1]
+        if floor > delta:
             raise ValueError(
                 f"delta must exceed the composed export's infinity mass, {floor:.3e}: got {delta!r} "
                 "(lower the profiles' delta_floor)"
