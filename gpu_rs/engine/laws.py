@@ -174,6 +174,11 @@ class SumLaw:
         return sum(c * law.mean for law, c in self.parts)
 
     @property
+    def sd(self) -> float:
+        """Standard deviation of the sum (a float, for choosing windows and tilts; nothing certified rests on it)."""
+        return math.sqrt(sum(c * float(np.dot(w.probs, (w.values - w.mean) ** 2)) for w, c in self.parts))
+
+    @property
     def max(self) -> float:
         return sum(c * law.max for law, c in self.parts)
 

@@ -126,7 +126,7 @@ class Tilted:
     ) -> None:
         self.law, self.k_log, self.k_err, dropped = tilted
         self.above, self.theta, self.eta, self.xp = above, theta, abs(theta), xp
-        self.sd = math.sqrt(sum(c * float(np.dot(w.probs, (w.values - w.mean) ** 2)) for w, c in self.law.parts))
+        self.sd = self.law.sd
         self.centre = y
         reach = REACH / self.eta + self.sd
         a = min(chernoff.lower_quantile(self.law, WINDOW_MASS), y - self.sd - (0.0 if above else reach))

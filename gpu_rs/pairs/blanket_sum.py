@@ -79,7 +79,7 @@ def log_hinges(law: SumLaw, lo: float, hi: float, xp: Any) -> tuple[float, float
     x = k_log - theta * lo - 1.0 - math.log(theta)
     chernoff = x + k_err + 8.0 * UNIT * (abs(k_log) + abs(theta * lo) + abs(math.log(theta)) + 1.0)
 
-    sd = math.sqrt(sum(c * float(np.dot(w.probs, (w.values - w.mean) ** 2)) for w, c in tilted[0].parts))
+    sd = tilted[0].sd
     estimate = x + 1.0 - math.log(theta * sd * math.sqrt(2.0 * math.pi)) if sd > 0.0 else chernoff
 
     def spectral() -> float:

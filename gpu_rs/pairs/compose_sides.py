@@ -69,7 +69,7 @@ class Side:
         self.finite = infinity_factor(pmfs)
         self.max_terms, self.xp = max_terms, xp
         self.near: tilt.Tilted | None = None
-        self.sd = math.sqrt(sum(c * float((w.probs * (w.values - w.mean) ** 2).sum()) for w, c in self.law.parts))
+        self.sd = self.law.sd
         self.listed = outcomes(self.law)
 
     def _tilted(self, lo: float, hi: float) -> tilt.Tilted | None:

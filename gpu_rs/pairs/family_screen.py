@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from gpu_rs.common.backend import to_numpy
 from gpu_rs.common.floats import UNIT
 from gpu_rs.common.validation import Problem
 from gpu_rs.pairs.family import Member, pmf_float, signed_atoms
@@ -202,7 +203,7 @@ def _upper(batch: Batch, m: int, run: Pass, reference: np.ndarray, xp: Any) -> n
     user_sum = (1.0 + batch.rho) * xp.matmul(f, pu[:, :, None])[..., 0] + keys * batch.tau
     bound = user_sum + m * ((1.0 + batch.rho) * above + keys * batch.tau)
     best = xp.min(bound, axis=1) * (1.0 + 2.0 * (keys + 4) * UNIT) + 4.0 * UNIT
-    return np.asarray(best.get() if hasattr(best, "get") else np.from_dlpack(best), dtype=float)
+    return np.asarray(to_numpy(best), dtype=float)
 
 
 def _cuts(v: np.ndarray, pb: np.ndarray, sup: np.ndarray, m: int, levels: np.ndarray, uncut: bool) -> np.ndarray:
