@@ -29,6 +29,7 @@ import numpy as np
 
 from gpu_rs.common.floats import UNIT
 from gpu_rs.engine.laws import Law, exact_law, log_fraction
+from gpu_rs.pairs.profile_grid import DISCRETIZATION, Grid
 
 Point = tuple[Fraction, Fraction]
 
@@ -117,6 +118,19 @@ def pessimistic(x: list[Fraction], uppers: np.ndarray) -> LossPmf:
     """The dominating pair through certified ``u_i >= δ`` at ``λ = x_i`` (increasing, ``u`` nonincreasing)."""
     points = [(Fraction(0), Fraction(1))] + [(xi, Fraction(float(u))) for xi, u in zip(x, uppers, strict=True)]
     return LossPmf.from_vertices(lower_hull(points))
+
+
+def grid_span(eps_top: float, points: int) -> tuple[float, float]:
+    """The largest loss a release's grid reaches, ``min(ε_top, MAX_LOSS)``, and its discretization:
+    dp_accounting's default, or finer where that loss is below ``2 · points`` of its steps (``q`` near 1/2)."""
+    top = min(eps_top, MAX_LOSS)
+    return top, min(DISCRETIZATION, top / (2 * points))
+
+
+def dominating(grid: Grid, uppers: np.ndarray) -> LossPmf:
+    """:func:`pessimistic` through one order's ``uppers`` on an export's grid, its negative side included."""
+    below = -(grid.steps * grid.discretization)[::-1]  # where each value of the negative side holds
+    return pessimistic(lam(np.concatenate([below, grid.at]), True), uppers)
 
 
 def optimistic(a: list[Fraction], b: list[Fraction], lows: list[Fraction], ups: list[Fraction]) -> LossPmf:

@@ -22,7 +22,7 @@ from gpu_rs.common.limits import MAX_RELEASES
 from gpu_rs.common.provenance import provenance
 from gpu_rs.common.serialize import ToDict
 from gpu_rs.common.validation import MAX_EPS, check_int, check_open
-from gpu_rs.pairs.compose_pairs import MAX_LOSS, LossPmf, lam, optimistic, pessimistic
+from gpu_rs.pairs.compose_pairs import MAX_LOSS, LossPmf, dominating, grid_span, lam, optimistic
 from gpu_rs.pairs.profile_grid import DISCRETIZATION, export_grid, grid_end
 from gpu_rs.quantities.compose_root import Composition
 from gpu_rs.quantities.profile import PrivacyProfile
@@ -38,13 +38,9 @@ def pairs_of(profile: PrivacyProfile, options: Mapping[str, Any]) -> dict[str, t
     near 1/2), the grid is finer and reaches the largest loss; it never reaches beyond
     :data:`~gpu_rs.pairs.compose_pairs.MAX_LOSS`.
     """
-    top = min(profile.eps_top, MAX_LOSS)
-    d = min(DISCRETIZATION, top / (2 * options["points"]))
+    top, d = grid_span(profile.eps_top, options["points"])
     end = min(grid_end(profile, profile.eps_top, options["delta_floor"]), MAX_LOSS) if d == DISCRETIZATION else top
     grid = export_grid(profile, discretization=d, eps_max=end, **options)
-    d = grid.discretization
-    below = -(grid.steps * d)[::-1]  # where each value of the negative side holds
-    x_up = lam(np.concatenate([below, grid.at]), True)
     # the seed's pair's own ends at ε = ±at, λ rounded down (for lower ends) and up (for upper ends)
     eps = np.concatenate([-grid.at[::-1], grid.at])
     a, b = lam(eps, False), lam(eps, True)
@@ -56,7 +52,7 @@ def pairs_of(profile: PrivacyProfile, options: Mapping[str, Any]) -> dict[str, t
         # δ(−t) = 1 − e^{−t} (1 − δ_other(t)): a lower end with e^{−t} rounded up, an upper end with it down
         lows = [1 - b[i] * (1 - theirs[i][0]) for i in range(half)] + [m[0] for m in mine]
         ups = [1 - a[i] * (1 - theirs[i][1]) for i in range(half)] + [m[1] for m in mine]
-        out[name] = (pessimistic(x_up, values[1]), optimistic(a, b, lows, ups))
+        out[name] = (dominating(grid, values[1]), optimistic(a, b, lows, ups))
     return out
 
 

@@ -25,10 +25,10 @@ from gpu_rs.common.floats import UNIT
 from gpu_rs.engine.bounds import Bounds, ErrorBudget
 from gpu_rs.engine.pipeline import Plan
 from gpu_rs.pairs import krand
-from gpu_rs.pairs.compose_pairs import MAX_LOSS, LossPmf, lam, pessimistic
+from gpu_rs.pairs.compose_pairs import LossPmf, dominating, grid_span
 from gpu_rs.pairs.compose_sides import TERMS, Side
 from gpu_rs.pairs.guarantees import guarantee
-from gpu_rs.pairs.profile_grid import DISCRETIZATION, POINTS, export_grid
+from gpu_rs.pairs.profile_grid import POINTS, export_grid
 from gpu_rs.pairs.results import PairBound
 from gpu_rs.pairs.scopes.all_bound import proven_deltas
 from gpu_rs.pairs.scopes.base import Ends, Scope, Scoped, TailQuery
@@ -77,10 +77,9 @@ class AllKrand(Scope):
         proven = _Proven(self.n, self.bits, self.q)
         # the grid reaches the largest loss, beyond which δ = 0 (no scan for the end: the blanket is slow
         # there), or MAX_LOSS
-        top = min(proven.eps_top, MAX_LOSS)
-        grid = export_grid(proven, eps_max=top, discretization=min(DISCRETIZATION, top / (2 * POINTS)))
-        below = -(grid.steps * grid.discretization)[::-1]
-        return pessimistic(lam(np.concatenate([below, grid.at]), True), grid.remove[1])
+        top, step = grid_span(proven.eps_top, POINTS)
+        grid = export_grid(proven, eps_max=top, discretization=step)
+        return dominating(grid, grid.remove[1])
 
     @functools.cached_property
     def composed(self) -> Side:
