@@ -165,7 +165,8 @@ class Profile:
     vectors (:mod:`~gpu_rs.quantities.profile_enumeration`), otherwise one certified curve
     (:mod:`~gpu_rs.quantities.profile_curve`); an order whose interval is still wider than asked is
     recomputed under the tilted law (:meth:`HingeCurve.tilted`), then, with ``max_queries``, by the
-    tail-query routes of :class:`Order`, the certified intervals intersected.
+    tail-query routes of :class:`Order`, the certified intervals intersected. ``known_pair`` names the best
+    pair known, the lower end where ``scope="all"`` is a proven bound (:attr:`bound_only`).
     """
 
     n: int
@@ -178,6 +179,7 @@ class Profile:
     orders: dict[str, Order]
     hinge: HingeCurve | None = None
     exact: Enumerated | None = None
+    known_pair: str = "the seed's pair (both orders)"
 
     @property
     def bound_only(self) -> bool:
@@ -204,8 +206,11 @@ class Profile:
         exact, upper = self.covers.every_pair_deltas(np.array(eps), self.rel_width, self.abs_width, decide)
         worst: list[WorstDelta | None] = [None] * len(eps) if exact is None else list(exact)
         proven: list[float | None] = [None] * len(eps) if upper is None else [float(v) for v in upper]
+        known = None if upper is None else self.covers.known_deltas(np.array(eps))
+        self.known_pair = self.known_pair if known is None else known.pair
+        pairs = [None if known is None else known.at(i) for i in range(len(eps))]
         return [
-            self._one(e, {name: first[name][i] for name in self.orders}, proven[i], worst[i]) for i, e in enumerate(eps)
+            self._one(e, {k: v[i] for k, v in first.items()}, proven[i], worst[i], pairs[i]) for i, e in enumerate(eps)
         ]
 
     def delta(self, eps: float) -> DeltaBound:
@@ -213,7 +218,12 @@ class Profile:
         return self.deltas([eps])[0]
 
     def _one(
-        self, eps: float, first: dict[str, tuple[float, float]], proven: float | None, worst: WorstDelta | None
+        self,
+        eps: float,
+        first: dict[str, tuple[float, float]],
+        proven: float | None,
+        worst: WorstDelta | None,
+        member: tuple[float, float] | None = None,
     ) -> DeltaBound:
         found = {name: (*first[name], 0) for name in self.orders}
         for name in sorted(self.orders, key=lambda k: -first[k][1]):  # the larger δ first
@@ -235,9 +245,12 @@ class Profile:
             # every background, pruned (pairs/background_delta.py); it contains the homogeneous pair
             lower, upper = max(lower, worst.lower), max(worst.upper, lower)
         elif proven is not None:
-            # proven for every pair; below the homogeneous pair's upper end only by rounding
-            relaxation, known = max(0.0, proven - upper), (lower, upper)
-            upper = max(upper, proven)
+            # proven for every pair; lower end: the seed's pair, or scope.known_deltas' member where larger
+            known = (lower, upper)
+            if member is not None and member[0] > lower:
+                known = (member[0], max(member[0], min(member[1], max(upper, proven))))
+            lower, upper = known[0], max(upper, proven, known[1])
+            relaxation = upper - known[1]
         budget = ErrorBudget(discretization=upper - lower - relaxation, relaxation=relaxation)
         return DeltaBound(
             eps,

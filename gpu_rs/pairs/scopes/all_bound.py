@@ -16,9 +16,10 @@ from gpu_rs.engine.bounds import Bounds, ErrorBudget
 from gpu_rs.engine.pipeline import Plan
 from gpu_rs.pairs import every_pair
 from gpu_rs.pairs.family import Member
+from gpu_rs.pairs.family_delta import best_member
 from gpu_rs.pairs.family_search import family_max
 from gpu_rs.pairs.results import PairBound
-from gpu_rs.pairs.scopes.base import Ends, Scope, Scoped, TailQuery
+from gpu_rs.pairs.scopes.base import Ends, KnownDeltas, Scope, Scoped, TailQuery
 from gpu_rs.pairs.scopes.seed import homogeneous
 
 POOLS_BITS = 8
@@ -129,6 +130,12 @@ class AllBound(Scope):
 
     def every_pair_deltas(self, eps: np.ndarray, rel_width: float, abs_width: float, decide: float = 0.0) -> Ends:
         return None, proven_deltas(self.n, self.bits, self.q, eps, decide)
+
+    def known_deltas(self, eps: np.ndarray) -> KnownDeltas | None:
+        """The best complement member's ``δ`` (:func:`gpu_rs.pairs.family_delta.best_member`, docs/worst-case.md §9;
+        zeros where none beat the seed's pair, the sentence saying so)."""
+        found, lower, upper = best_member(self.n, self.bits, self.q, eps)
+        return KnownDeltas(lower, upper, found.note(self.n))
 
 
 def proven_deltas(n: int, bits: int, q: float, eps: np.ndarray, decide: float = 0.0) -> np.ndarray:

@@ -59,6 +59,19 @@ Ends = tuple[list[WorstDelta] | None, np.ndarray | None]
 
 
 @dataclass(frozen=True)
+class KnownDeltas:
+    """Certified ``[lower, upper]`` of one pair's ``δ`` at an array of ``ε``, and which pair (a sentence)."""
+
+    lower: np.ndarray
+    upper: np.ndarray
+    pair: str
+
+    def at(self, i: int) -> tuple[float, float]:
+        """``[lower, upper]`` at the ``i``-th ``ε``."""
+        return float(self.lower[i]), float(self.upper[i])
+
+
+@dataclass(frozen=True)
 class TailQuery:
     """One tail question to a scope: ``P[R > e^ε]`` (``>=`` if ``inclusive``) of ``prob``, to ``plan`` on ``xp``.
 
@@ -114,3 +127,8 @@ class Scope:
         proven upper bound on it (second); ``(None, None)`` where the seed's pair is all the scope covers.
         ``decide > 0``: upper bounds need only decide ``<= decide``."""
         return None, None
+
+    def known_deltas(self, eps: np.ndarray) -> KnownDeltas | None:
+        """Where the profile's answer is a proven upper end: a pair beside the seed's whose certified ``δ`` may
+        raise the lower end (the best found), at each ``ε > 0`` of ``eps``; None where the scope has none."""
+        return None
