@@ -1364,10 +1364,45 @@ tests/test_resampling.py: random mixed backgrounds at N ≤ 4, L ≤ 4, every ag
 ε; and every member of the family at (N, L) = (3, 3), (4, 2), (2, 4), where the complement members hold
 the maximum and δ never falls as b grows.
 
-*Not used yet.* `privacy_profile(scope="all")` still takes its lower end at several bits from the seed's
-pair in both orders (two of the complement members, d = L). Searching the others needs a certified δ of a
-member, E_W[(Σ_{j ≤ N} (A − λB)(z_j))_+]/N with all N reports drawn from M(y) (the hinge of N independent
-signed atoms whose values move with λ, so one spectrum per ε), which is not built.
+**Used for the profile's lower end** (`gpu_rs/pairs/family_delta.py`). Under `scope="all"` at several
+bits, `privacy_profile` takes as its lower end the larger of the seed's pair (both orders) and the best
+complement member found, and names it (`profile.engine.known_pair`). A member's δ is certified as follows.
+Divide both laws by Π_j M(y)(s_j): with the reports in a uniformly random order the changing user is any
+one of them, so P(S | bg + x′)/Π_j M(y)(s_j) = Σ_j A(s_j)/N and likewise with B, and
+
+    δ(ε) = E[(Σ_{j ≤ N} V_j)_+] / N,   V = A − λB,   all N reports i.i.d. from M(y),
+
+a hinge of N i.i.d. signed atoms (the (u, w) keys of §5a, O(L²) of them).
+
+- *Few count vectors* (C(N + K − 1, N) ≤ 200 000 for K atoms: N ≤ 12 at L = 3, N ≤ 630 at L = 2 with
+  three atoms): the hinge is summed over every count vector, the multinomial weights from Pascal's rule
+  and powers in floats (relative error at most N·ρ + (4N + 4K)u, ρ the atoms' probability error), the
+  sums at the atoms' lower (upper) values minus (plus) 2(N + K)·N·u·max|v|: exact up to rounding.
+- *Otherwise* the engine's tilted hinge, with the heavy atoms split off: H, the largest atoms while
+  N·P(H) ≤ 0.1, and J the number of heavy reports. Lower end: the cases J = 0 and J = 1 only (J ≥ 2 adds
+  a nonnegative amount), and given J = 1 with the heavy atom v_k, Jensen's inequality
+  E[(v_k + S′)_+] ≥ (v_k + E S′)_+:
+
+      E[(S)_+] ≥ (1 − π_H)^N E[(S^ℓ_N)_+] + N (1 − π_H)^{N−1} Σ_{k∈H} π_k (v_k + (N − 1) μ_ℓ)_+,
+
+  S^ℓ the sum of light-conditioned atoms, μ_ℓ their mean. Upper end: (S)_+ ≤ (Σ_j V_j 1{light})_+ +
+  Σ_j (V_j)_+ 1{heavy}, so E[(S)_+] ≤ E[(S⁰_N)_+] + N Σ_{k∈H} π_k (v_k)_+ with S⁰ the sum with the heavy
+  atoms set to 0. The lower end takes every atom at its computed value minus its error bound, the upper
+  end plus (the hinge is nondecreasing in each atom), and π_H is bounded from above.
+
+*The search.* The seed's pair (d = L) first, then the complement members (d from L down, a ∈ {0, d} first)
+at one ε (the median of the first array asked), within 2 s; the best other member is kept where its
+certified lower end beats the seed's there, and then evaluated at every ε asked. Any member's certified
+lower end is a lower bound on δ over every pair, so a search cut short only leaves the lower end lower.
+
+Measured (tests/test_family_delta.py; every member's interval contains the exact δ of enumeration at
+N ≤ 6, L ≤ 4 by both routes): at (N, L, q) = (12, 3, 0.1) and ε = 0.25 the lower end is 0.7322044, the
+δ-worst background of every pair found by §10.1's exhaustive search (11 users at 001, 000 → 110), where
+the seed's pair gives 0.7290339. At the seed's settings (1000, 5, 0.2446 / 0.1692), at (10⁴, 8, 0.3) and
+at (10⁷, 40, 0.351) no complement member evaluated beats the seed's pair (at L = 40, 18 of the 860 in the
+2 s). Where heavy atoms carry δ the split keeps the lower end within about 11 % (the seed's member at
+(10⁷, 40, 0.351): 0.00480 against 0.00541 at ε = 0.5, 0.000553 against 0.000601 at ε = 2), while its upper
+end is loose (0.029); that upper end only describes the pair, the profile's is the every-pair curve.
 """
 
 

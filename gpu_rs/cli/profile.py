@@ -177,6 +177,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"  eps({found.delta:g})  in [{found.lower:.6g}, {found.upper:.6g}]{'' if found.met else '  NOT MET'}")
         print(f"  certified: delta({found.upper:.6g}) <= {fmt(found.at_upper.upper, '.4e')} <= {found.delta:g}")
     print(f"  scope     {prof.scope}: {shown.guarantee}")
+    if prof.known_pair is not None and args.releases == 1:
+        print(f"  lower end {prof.known_pair}")
     print(f"  backend {prof.backend}, {seconds:.3g} s")
     for path in (args.csv, args.plot):
         if path is not None:

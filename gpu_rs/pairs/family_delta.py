@@ -52,6 +52,8 @@ MAX_TERMS = 1 << 14
 """Most frequencies of one hinge (a wider one still gives certified ends)."""
 SEARCH_SECONDS = 2.0
 """Time limit of :func:`search` (the members left are not evaluated; the note says how many were)."""
+MAX_BITS = 64
+"""Beyond this many bits the members are not searched (as the tail's family search, :mod:`.family_search`)."""
 MAX_COUNT_VECTORS = 200_000
 """Where the atoms' count vectors number at most this, the hinge is summed over all of them (:func:`enumerated`)."""
 ANCHORS_KEPT = 64
@@ -126,13 +128,18 @@ def enumerated(
 def member_delta(member: Member, n: int, q: float, eps: float, upper: bool = True) -> tuple[float, float]:
     """Certified ``[lower, upper]`` of the member's ``δ(ε)``, ``ε > 0``, for ``n`` users (module docstring);
     an end not found (no tilt applies) is 0 or 1, and the upper end is 1 unless ``upper``."""
-    at = report_atoms(member, q, eps, False)
+    try:
+        at = report_atoms(member, q, eps, False)
+    except ValueError:  # atoms beyond float64 (tiny q with large ε)
+        return 0.0, 1.0
+    if not (np.all(np.isfinite(at.probs)) and np.all(np.isfinite(at.rel)) and float(at.rel.max()) < 1e-3):
+        return 0.0, 1.0
     slack = at.errors + 4.0 * UNIT * np.abs(at.values)
     low, high = at.values - 2.0 * slack, at.values + 2.0 * slack  # V̂ ∓ err, past the subtraction's rounding
     rel = at.rel + 4.0 * UNIT
     if math.comb(n + at.values.size - 1, n) <= MAX_COUNT_VECTORS:
-        lower, top = enumerated((low, high), at.probs, rel, n)
-        return lower / n * (1.0 - 4.0 * UNIT), min(1.0, top / n * (1.0 + 4.0 * UNIT)) if upper else 1.0
+        least, most = enumerated((low, high), at.probs, rel, n)
+        return least / n * (1.0 - 4.0 * UNIT), min(1.0, most / n * (1.0 + 4.0 * UNIT)) if upper else 1.0
     order = np.argsort(-at.values)
     mass = np.cumsum(at.probs[order] * (1.0 + rel[order]))
     heavy = np.zeros(at.values.shape, dtype=bool)
@@ -186,6 +193,8 @@ class Search:
         """One sentence on the search, for a result's text."""
         head = f"{self.evaluated} of {self.members} complement members (docs/worst-case.md §9) evaluated at "
         head += f"eps={self.eps:.4g} in {self.seconds:.1f} s"
+        if not self.evaluated:
+            return f"the {self.members} complement members (docs/worst-case.md §9) not searched beyond {MAX_BITS} bits"
         if self.best is None:
             return f"{head}: none above the seed's pair (delta >= {self.seed:.6g})"
         return f"{head}; the best: {self.best.describe(n)}, delta in [{self.lower:.6g}, {self.upper:.6g}]"
@@ -215,6 +224,12 @@ def best_member(n: int, bits: int, q: float, eps: np.ndarray) -> tuple[Search, n
     """The search at the median of ``eps`` (the first time a setting is asked; cached after), and the best
     member's certified ``[lower, upper]`` of ``δ`` at every ``ε > 0`` of ``eps`` (``[0, 0]`` elsewhere, and
     everywhere where no member beat the seed's pair)."""
+    if bits > MAX_BITS:
+        return (
+            Search(None, 0.0, 0.0, 0.0, 0.0, 0, bits * (bits + 3) // 2, 0.0),
+            np.zeros(eps.shape),
+            np.zeros(eps.shape),
+        )
     if len(_ANCHORS) > ANCHORS_KEPT:
         _ANCHORS.clear()
     found = search(n, bits, q, _ANCHORS.setdefault((n, bits, q), float(np.median(eps))))

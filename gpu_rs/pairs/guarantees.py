@@ -20,7 +20,7 @@ GUARANTEES = {
     ("delta", "all"): "proven for every neighbouring collection",
     ("delta", "all-bound"): "proven upper bound for every neighbouring collection (clone, graded clone and blanket "
     "reductions, never above the stronger clone bound: docs/worst-case.md §4, §8); lower end and estimate from the "
-    "homogeneous pair",
+    "best pair known: the seed's pair, or a homogeneous background found larger (docs/worst-case.md §9)",
     ("krand", "forward"): "the seed's pair with k reports per user (SPEC §1.3), S ~ A(D_m^k) only; certified by "
     "Maclaurin/Bonferroni inequalities (docs/k-randomization.md §5); not a guarantee for other pairs",
     ("krand", "all-bound"): "proven upper bound for every neighbouring collection with k reports per user (the "

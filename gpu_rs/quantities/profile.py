@@ -86,6 +86,8 @@ class PrivacyProfile(ToDict, Plotted):
 
     def to_dict(self) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in ("n", "bits", "q", "k", "scope", "guarantee", "rel_width", "backend")}
+        if self.known_pair is not None:
+            out["known_pair"] = self.known_pair
         out["evaluated"] = [d.to_dict() for d in sorted(self.evaluated, key=lambda d: d.eps)]
         out["provenance"] = self.provenance
         return out
@@ -99,6 +101,12 @@ class PrivacyProfile(ToDict, Plotted):
     def bound_only(self) -> bool:
         """Whether the upper end is a proven bound over every pair and the bands the seed's pair's."""
         return self.engine.bound_only
+
+    @property
+    def known_pair(self) -> str | None:
+        """Where the upper end is a proven bound over every pair: the pair whose certified ``δ`` is the lower end
+        (the seed's pair, or the best complement member found: docs/worst-case.md §9), in words; else None."""
+        return self.engine.known_pair if isinstance(self.engine, Profile) and self.engine.bound_only else None
 
     @property
     def abs_width(self) -> float:
@@ -128,7 +136,7 @@ def privacy_profile(
         Which pairs (SPEC §1.1): the seed's pair in its order, both orders of it (the larger
         ``δ``), or every neighbouring pair: for one bit the exact maximum over every
         background (refused up front where it would take too long), for more bits a proven
-        upper end from the clone reduction and the homogeneous pair as lower end.
+        upper end from the clone reduction and the best pair known as lower end (:attr:`PrivacyProfile.known_pair`).
     k : int
         Randomized reports per user, ``1 <= k <= MAX_K``. For ``k > 1`` only ``scope="all"``: the
         upper end is the ``k``-fold composition of one report's every-pair dominating pair

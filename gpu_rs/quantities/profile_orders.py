@@ -165,8 +165,7 @@ class Profile:
     vectors (:mod:`~gpu_rs.quantities.profile_enumeration`), otherwise one certified curve
     (:mod:`~gpu_rs.quantities.profile_curve`); an order whose interval is still wider than asked is
     recomputed under the tilted law (:meth:`HingeCurve.tilted`), then, with ``max_queries``, by the
-    tail-query routes of :class:`Order`, the certified intervals intersected. ``known_pair`` names the best
-    pair known, the lower end where ``scope="all"`` is a proven bound (:attr:`bound_only`).
+    tail-query routes of :class:`Order`, the intervals intersected. ``known_pair``: the lower end's pair (bound_only).
     """
 
     n: int

@@ -18,8 +18,8 @@ class DeltaBound(ToDict):
         The privacy level.
     lower, estimate, upper : float
         The interval and a point inside it: its midpoint, except for ``scope="all"`` at several
-        bits (lower end the homogeneous pair's, upper end a proven bound over every pair), where it
-        is the homogeneous pair's midpoint (:func:`gpu_rs.pairs.results.estimate`).
+        bits (lower end the best pair known's, upper end a proven bound over every pair), where it
+        is the best pair known's midpoint (:func:`gpu_rs.pairs.results.estimate`).
     forward, reverse : tuple of float or None
         ``(lower, upper)`` of each order of the homogeneous pair: ``δ_{P‖Q}`` with ``P`` the
         law under ``D_m`` (the seed's order) and ``δ_{Q‖P}``; None where not computed.
