@@ -92,17 +92,31 @@ def test_the_profile_lower_end_is_the_worst_homogeneous_background():
 
 
 def test_a_search_cut_short_still_answers():
-    found = family_delta.search(1000, 5, 0.2446, 0.7, seconds=0.0)
+    found = family_delta.search(1000, 5, 0.2446, 0.7, 1e-9)  # the seed's pair, then the limit is past
     assert found.evaluated == 2 and found.members == 20 and found.best is None
     assert "none above the seed's pair" in found.note(1000)
+    skipped = family_delta.search(1000, 5, 0.2446, 0.7, 0.0)
+    assert skipped.evaluated == 0 and "(search_seconds=0)" in skipped.note(1000)
+
+
+def test_search_seconds_zero_leaves_the_seed_pair_as_lower_end():
+    profile = gpu_rs.privacy_profile(12, 3, 0.1, search_seconds=0)
+    assert math.isclose(profile.delta(0.25).lower, 0.7290338551, rel_tol=1e-9)
+    assert "not searched (search_seconds=0)" in profile.known_pair
+
+
+@pytest.mark.parametrize("bad", [-1.0, 86_400.0, float("nan"), "1"])
+def test_profile_search_seconds_bad_input(bad):
+    with pytest.raises(ValueError, match="search_seconds"):
+        gpu_rs.privacy_profile(12, 3, 0.1, search_seconds=bad)
 
 
 def test_beyond_64_bits_the_members_are_not_searched():
-    found, lower, _ = family_delta.best_member(1000, 65, 0.45, np.array([1.0]))
+    found, lower, _ = family_delta.best_member(1000, 65, 0.45, np.array([1.0]), 1.0)
     assert found.evaluated == 0 and found.best is None and not lower.any()
     assert "not searched beyond 64 bits" in found.note(1000)
 
 
 def test_no_member_at_one_bit_beyond_the_seed():
-    found, lower, upper = family_delta.best_member(50, 1, 0.3, np.array([0.5, 1.0]))
+    found, lower, upper = family_delta.best_member(50, 1, 0.3, np.array([0.5, 1.0]), 1.0)
     assert found.best is None and not lower.any() and not upper.any()

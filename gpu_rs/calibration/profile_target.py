@@ -39,8 +39,16 @@ def calibrate_delta(
 
     def compute(q: float, width: float) -> tuple[DeltaBound, float]:
         t0 = time.perf_counter()
-        prof = privacy_profile(
-            n, bits, q, scope=scope, k=k, rel_width=width, abs_width=0.1 * width * delta, backend=backend
+        prof = privacy_profile(  # its queries decide by the upper end: no search for the best pair known
+            n,
+            bits,
+            q,
+            scope=scope,
+            k=k,
+            rel_width=width,
+            abs_width=0.1 * width * delta,
+            backend=backend,
+            search_seconds=0,
         )
         used[0], covers[q] = prof.backend, prof.guarantee
         if releases == 1:

@@ -41,6 +41,10 @@ POOLS_SECONDS = 5.0
 settings (``gpu_rs.pairs.scopes.all_bound.POOLS_BITS``; docs/worst-case.md §8.9): the default tail's 30 s
 does, a calibration's 1 s does not (its queries would cost 5–10 times as much for a ``q`` lower by under
 1 %)."""
+PROFILE_SEARCH_SECONDS = 0.5
+"""Default ``search_seconds`` of ``privacy_profile``: the time limit of its search over the complement members
+(the best pair known for ``δ`` of ``scope="all"`` for ``bits >= 2``, docs/worst-case.md §9; about 0.2 s for
+all 20 members at ``bits = 5``); calibrations to ``δ`` ask 0 (their queries decide by the upper end)."""
 MAX_SEARCH_SECONDS = 86_400.0
 """``search_seconds`` must stay below this (a day)."""
 CALIBRATION_SEARCH_SECONDS = 1.0

@@ -182,7 +182,7 @@ def spectrum(xp: Any, law: SumLaw, a: float, period: float, k0: int, k1: int) ->
     finite = xp.isfinite(e_tot)
     e_cap = xp.where(finite, xp.minimum(e_tot, xp.full_like(e_tot, EXP_LIMIT)), xp.zeros_like(e_tot))
     # Where the log's error is unbounded, fall back to |phi - phi_hat| <= |phi_hat| + bound on |phi|.
-    fallback = modulus + xp.minimum(xp.exp(log_bound), xp.ones_like(modulus))
+    fallback = modulus + xp.exp(xp.minimum(log_bound, xp.zeros_like(log_bound)))  # min(e^lb, 1), no overflow
     err = xp.minimum(modulus * (xp.expm1(e_cap) + 4.0 * UNIT), fallback)
     err = xp.where(finite, err, fallback)
     return Spectrum(re, im, err, modulus)

@@ -47,11 +47,11 @@ from gpu_rs.pairs.family import Member, report_atoms
 HEAVY_MEAN = 0.1
 """Atoms are split off as heavy, largest first, while ``N`` times their probability stays at most this."""
 REL_WIDTH = 0.05
-"""Relative width asked of each hinge."""
+"""Relative width asked of each hinge (``width`` of :func:`member_delta`)."""
+SEARCH_WIDTH = 0.25
+"""... and of the lower ends that rank the members in :func:`search`."""
 MAX_TERMS = 1 << 14
 """Most frequencies of one hinge (a wider one still gives certified ends)."""
-SEARCH_SECONDS = 2.0
-"""Time limit of :func:`search` (the members left are not evaluated; the note says how many were)."""
 MAX_BITS = 64
 """Beyond this many bits the members are not searched (as the tail's family search, :mod:`.family_search`)."""
 MAX_COUNT_VECTORS = 200_000
@@ -63,16 +63,13 @@ _ANCHORS: dict[tuple[int, int, float], float] = {}
 
 
 def complement_members(bits: int) -> list[Member]:
-    """The members ``(d, a, L − d)`` (docs/worst-case.md §9), in the order searched: ``d`` from ``L`` down,
-    for each ``d`` the orders ``a = 0`` and ``a = d`` first, then the others."""
-    out = []
-    for d in range(bits, 0, -1):
-        inner = list(range(1, d))
-        out += [Member(bits, d, a, bits - d) for a in sorted({0, d}) + inner]
-    return out
+    """The members ``(d, a, L − d)`` (docs/worst-case.md §9), in the order searched: the extreme orders
+    ``a = 0`` and ``a = d`` for ``d`` from ``L`` down (those of §10.1's δ-worst backgrounds), then the others."""
+    extreme = [Member(bits, d, a, bits - d) for d in range(bits, 0, -1) for a in sorted({0, d})]
+    return extreme + [Member(bits, d, a, bits - d) for d in range(bits, 0, -1) for a in range(1, d)]
 
 
-def _hinge(values: np.ndarray, probs: np.ndarray, rel: np.ndarray, n: int, upper: bool) -> float | None:
+def _hinge(values: np.ndarray, probs: np.ndarray, rel: np.ndarray, n: int, upper: bool, width: float) -> float | None:
     """A certified lower (``upper=False``) or upper bound on ``E[(Σ_{j <= n} V_j)_+]`` for atoms ``values``
     (exact floats) of probabilities ``probs`` (relative errors ``rel``); None where no tilt applies."""
     if float(values.max()) <= 0.0:
@@ -86,7 +83,7 @@ def _hinge(values: np.ndarray, probs: np.ndarray, rel: np.ndarray, n: int, upper
     law = Law(shifted[keep], np.log(probs[keep]), probs[keep], rel[keep])
     y = n * s  # errs by at most u n s: certified for every threshold in [y(1 − 2u), y(1 + 2u)]
     found = tilt.hinge(
-        SumLaw(((law, n),)), y * (1.0 - 2.0 * UNIT), y * (1.0 + 2.0 * UNIT), True, REL_WIDTH, 0.0, MAX_TERMS, np
+        SumLaw(((law, n),)), y * (1.0 - 2.0 * UNIT), y * (1.0 + 2.0 * UNIT), True, width, 0.0, MAX_TERMS, np
     )
     return None if found is None else (found.upper if upper else found.lower)
 
@@ -125,7 +122,9 @@ def enumerated(
     return max(0.0, lower), upper
 
 
-def member_delta(member: Member, n: int, q: float, eps: float, upper: bool = True) -> tuple[float, float]:
+def member_delta(
+    member: Member, n: int, q: float, eps: float, upper: bool = True, width: float = REL_WIDTH
+) -> tuple[float, float]:
     """Certified ``[lower, upper]`` of the member's ``δ(ε)``, ``ε > 0``, for ``n`` users (module docstring);
     an end not found (no tilt applies) is 0 or 1, and the upper end is 1 unless ``upper``."""
     try:
@@ -149,7 +148,7 @@ def member_delta(member: Member, n: int, q: float, eps: float, upper: bool = Tru
     # the lower end: J = 0 (the light-conditioned law) and J = 1 (Jensen given the heavy atom)
     cond = at.probs[light] / (1.0 - pi_h)
     cond_rel = rel[light] + 2.0 * pi_h / (1.0 - pi_h) * float(rel.max()) + 4.0 * UNIT
-    found = _hinge(low[light], cond, cond_rel, n, upper=False)
+    found = _hinge(low[light], cond, cond_rel, n, False, width)
     lower = 0.0
     if found is not None:
         terms = cond * np.where(low[light] > 0.0, 1.0 - cond_rel, 1.0 + cond_rel) * low[light]
@@ -167,7 +166,7 @@ def member_delta(member: Member, n: int, q: float, eps: float, upper: bool = Tru
         values = np.concatenate([high[light], [0.0]])
         probs = np.concatenate([at.probs[light], [float(np.sum(at.probs[heavy]))]])
         rels = np.concatenate([rel[light], [float(rel.max()) * grow + 4.0 * UNIT]])
-    top = _hinge(values, probs, rels, n, upper=True)
+    top = _hinge(values, probs, rels, n, True, width)
     if top is None:
         return lower, 1.0
     jump = n * float(np.sum(at.probs[heavy] * (1.0 + rel[heavy]) * np.maximum(high[heavy], 0.0)))
@@ -194,23 +193,27 @@ class Search:
         head = f"{self.evaluated} of {self.members} complement members (docs/worst-case.md §9) evaluated at "
         head += f"eps={self.eps:.4g} in {self.seconds:.1f} s"
         if not self.evaluated:
-            return f"the {self.members} complement members (docs/worst-case.md §9) not searched beyond {MAX_BITS} bits"
+            why = f"beyond {MAX_BITS} bits" if self.members > MAX_BITS * (MAX_BITS + 3) // 2 else "(search_seconds=0)"
+            return f"the {self.members} complement members (docs/worst-case.md §9) not searched {why}"
         if self.best is None:
             return f"{head}: none above the seed's pair (delta >= {self.seed:.6g})"
         return f"{head}; the best: {self.best.describe(n)}, delta in [{self.lower:.6g}, {self.upper:.6g}]"
 
 
 @functools.lru_cache(maxsize=16)
-def search(n: int, bits: int, q: float, eps: float, seconds: float = SEARCH_SECONDS) -> Search:
+def search(n: int, bits: int, q: float, eps: float, seconds: float) -> Search:
     """The complement members' ``δ(eps)`` by certified lower end (the seed's pair, ``d = L``, first), within
-    about ``seconds``; the best other member is kept where it beats the seed's pair here."""
+    about ``seconds``; the best other member is kept where it beats the seed's pair here. None are evaluated
+    where ``seconds <= 0`` or beyond :data:`MAX_BITS` bits."""
     start = time.perf_counter()
     every = complement_members(bits)
+    if seconds <= 0.0 or bits > MAX_BITS:
+        return Search(None, eps, 0.0, 0.0, 0.0, 0, len(every), 0.0)
     seed = [m for m in every if m.d == bits and m.a in (0, bits)]
-    lows = {m: member_delta(m, n, q, eps, upper=False)[0] for m in seed}
+    lows = {m: member_delta(m, n, q, eps, False, SEARCH_WIDTH)[0] for m in seed}
     for member in every:
         if member not in lows and time.perf_counter() - start <= seconds:
-            lows[member] = member_delta(member, n, q, eps, upper=False)[0]
+            lows[member] = member_delta(member, n, q, eps, False, SEARCH_WIDTH)[0]
     top = max(lows[m] for m in seed)
     best = max(((v, m) for m, v in lows.items() if m not in seed), default=(0.0, seed[0]))
     seconds = time.perf_counter() - start
@@ -220,19 +223,13 @@ def search(n: int, bits: int, q: float, eps: float, seconds: float = SEARCH_SECO
     return Search(best[1], eps, lower, upper, top, len(lows), len(every), seconds)
 
 
-def best_member(n: int, bits: int, q: float, eps: np.ndarray) -> tuple[Search, np.ndarray, np.ndarray]:
-    """The search at the median of ``eps`` (the first time a setting is asked; cached after), and the best
+def best_member(n: int, bits: int, q: float, eps: np.ndarray, seconds: float) -> tuple[Search, np.ndarray, np.ndarray]:
+    """:func:`search` at the median of ``eps`` (the first time a setting is asked; cached after), and the best
     member's certified ``[lower, upper]`` of ``δ`` at every ``ε > 0`` of ``eps`` (``[0, 0]`` elsewhere, and
     everywhere where no member beat the seed's pair)."""
-    if bits > MAX_BITS:
-        return (
-            Search(None, 0.0, 0.0, 0.0, 0.0, 0, bits * (bits + 3) // 2, 0.0),
-            np.zeros(eps.shape),
-            np.zeros(eps.shape),
-        )
     if len(_ANCHORS) > ANCHORS_KEPT:
         _ANCHORS.clear()
-    found = search(n, bits, q, _ANCHORS.setdefault((n, bits, q), float(np.median(eps))))
+    found = search(n, bits, q, _ANCHORS.setdefault((n, bits, q), float(np.median(eps))), seconds)
     lower, upper = np.zeros(eps.shape), np.zeros(eps.shape)
     if found.best is not None:
         for i, e in enumerate(eps.tolist()):

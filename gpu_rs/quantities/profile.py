@@ -10,9 +10,10 @@ from typing import Any
 import numpy as np
 
 from gpu_rs.common.backend import get_backend
+from gpu_rs.common.limits import MAX_SEARCH_SECONDS, PROFILE_SEARCH_SECONDS
 from gpu_rs.common.provenance import provenance
 from gpu_rs.common.serialize import ToDict
-from gpu_rs.common.validation import MAX_EPS, Problem, check_int, check_k, check_open, check_scope
+from gpu_rs.common.validation import MAX_EPS, Problem, check_closed_open, check_int, check_k, check_open, check_scope
 from gpu_rs.engine.pipeline import Plan, plan_terms
 from gpu_rs.pairs.scopes import scope_for
 from gpu_rs.pairs.scopes.all_krand import AllKrand
@@ -125,6 +126,7 @@ def privacy_profile(
     abs_width: float = 1e-12,
     max_queries: int = 0,
     backend: str = "auto",
+    search_seconds: float = PROFILE_SEARCH_SECONDS,
 ) -> PrivacyProfile:
     """The certified privacy profile ``δ(ε)``, ``ε(δ)`` of ``n`` users, ``bits`` bits, flip probability ``q``.
 
@@ -151,6 +153,11 @@ def privacy_profile(
         reached the width. Tail queries are slow: each costs about one :func:`gpu_rs.tail`.
     backend : {"auto", "numpy", "cupy"}
         As for :func:`gpu_rs.tail`.
+    search_seconds : float
+        With ``scope="all"`` at several bits: the time limit, ``0 <= search_seconds < 86400``, of the search
+        over the homogeneous backgrounds that hold the family's largest ``δ`` (docs/worst-case.md §9), made
+        once per profile at the first ``ε`` asked; its best background is the lower end wherever its certified
+        ``δ`` beats the seed's pair (:attr:`PrivacyProfile.known_pair`). ``0`` skips it.
 
     Returns
     -------
@@ -158,6 +165,7 @@ def privacy_profile(
         Call ``.delta(eps)`` and ``.epsilon(delta)``; each returns certified intervals.
     """
     arguments = dict(n=n, bits=bits, q=q, scope=scope, k=k, rel_width=rel_width, abs_width=abs_width, backend=backend)
+    arguments["search_seconds"] = search_seconds
     prob = Problem(n, bits, q, 1.0)
     scope = check_scope(scope)
     k = check_k(k)
@@ -169,6 +177,7 @@ def privacy_profile(
     rel_width = check_open("rel_width", rel_width, 0.0, 1.0)
     abs_width = check_open("abs_width", abs_width, 0.0, 1.0)
     max_queries = check_int("max_queries", max_queries, 0, 100_000)
+    search_seconds = check_closed_open("search_seconds", search_seconds, 0.0, MAX_SEARCH_SECONDS)
     be = get_backend(backend)
     plan = Plan(rel_width / 4, abs_width / 4, plan_terms(DEFAULT_MAX_TERMS, be.free_memory(), None))
     covers = scope_for(scope, prob.n, prob.bits, prob.q, k)
@@ -177,7 +186,9 @@ def privacy_profile(
         engine = krand_composition(covers, rel_width, abs_width)
     else:
         orders = {name: Order(prob.n, prob.bits, prob.q, name == "forward", plan, be.xp) for name in covers.orders}
-        engine = Profile(prob.n, prob.bits, prob.q, covers, rel_width, abs_width, max_queries, orders)
+        engine = Profile(
+            prob.n, prob.bits, prob.q, covers, rel_width, abs_width, max_queries, orders, search_seconds=search_seconds
+        )
     return PrivacyProfile(
         prob.n,
         prob.bits,

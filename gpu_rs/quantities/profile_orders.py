@@ -5,27 +5,24 @@ For a pair with laws ``P`` (under ``D_m``), ``Q`` (under ``D``) and ``R = dP/dQ`
 
     δ_{P‖Q}(ε) = E_P[(1 − λ/R)_+] = ∫_λ^∞ (λ / r²) P_P[R > r] dr,    λ = e^ε,
 
-and the same for ``δ_{Q‖P}`` with ``Q`` and ``1/R``. For the homogeneous pair ``P_P[R > r]`` is
-the forward tail ``P[X > N r]`` and ``P_Q[1/R > r]`` the reverse tail ``P[X′ < N/r]``, both
-certified by the engine. ``r ↦ P[R > r]`` is nonincreasing, so on a grid
-``r_0 <= λ < r_1 < … < r_m`` (with ``P[R > r_m] = 0``), with weights
-``w_i = λ (1/max(r_i, λ) − 1/r_{i+1})`` (exact integrals of ``λ/r²``):
+and the same for ``δ_{Q‖P}`` with ``Q`` and ``1/R``. For the homogeneous pair ``P_P[R > r]`` is the forward
+tail ``P[X > N r]`` and ``P_Q[1/R > r]`` the reverse tail ``P[X′ < N/r]``, both certified by the engine.
+``r ↦ P[R > r]`` is nonincreasing, so on a grid ``r_0 <= λ < r_1 < … < r_m`` (with ``P[R > r_m] = 0``),
+with weights ``w_i = λ (1/max(r_i, λ) − 1/r_{i+1})`` (exact integrals of ``λ/r²``):
 
     Σ_i w_i · lower(r_{i+1})  <=  δ  <=  Σ_i w_i · upper(r_i).
 
-The grid is dyadic in ``log r`` and refined where ``w_i (upper(r_i) − lower(r_{i+1}))`` is
-largest, so every ``ε`` reuses the tails already computed.
+The grid is dyadic in ``log r`` and refined where ``w_i (upper(r_i) − lower(r_{i+1}))`` is largest, so every
+``ε`` reuses the tails already computed.
 
-The first route is cheaper: with ``E = {R > λ}``, ``δ_{P‖Q}(ε) = P(E) − λ Q(E)``, and under ``Q``
-the ratio is the same function of the output, ``R = X′/N`` with ``X′`` the sum of ``N``
-zero-vector atoms. So
+The first route is cheaper: with ``E = {R > λ}``, ``δ_{P‖Q}(ε) = P(E) − λ Q(E)``, and under ``Q`` the ratio is
+the same function of the output, ``R = X′/N`` with ``X′`` the sum of ``N`` zero-vector atoms. So
 
     δ_{P‖Q}(ε) = P[X > Nλ] − λ P[X′ > Nλ],      δ_{Q‖P}(ε) = P[X′ < N/λ] − λ P[X < N/λ],
 
-four certified tails, asked ever narrower while the difference is wider than asked (its
-cancellation costs relative accuracy). Where that does not reach the width, the integral
-above runs too and the two certified intervals are intersected. ``ε(δ)`` is bracketed by a root
-finder on certified values of ``δ``, which is nonincreasing in ``ε``.
+four certified tails, asked ever narrower while the difference is wider than asked (its cancellation
+costs relative accuracy). Where that does not reach the width, the integral above runs too and the two
+certified intervals are intersected. ``ε(δ)`` is bracketed by a root finder on certified ``δ`` (nonincreasing).
 """
 
 from __future__ import annotations
@@ -39,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from gpu_rs.common.floats import FLOOR, UNIT
+from gpu_rs.common.limits import PROFILE_SEARCH_SECONDS
 from gpu_rs.engine.atoms import log_r
 from gpu_rs.engine.bounds import ErrorBudget
 from gpu_rs.engine.crossing import Query
@@ -165,7 +163,8 @@ class Profile:
     vectors (:mod:`~gpu_rs.quantities.profile_enumeration`), otherwise one certified curve
     (:mod:`~gpu_rs.quantities.profile_curve`); an order whose interval is still wider than asked is
     recomputed under the tilted law (:meth:`HingeCurve.tilted`), then, with ``max_queries``, by the
-    tail-query routes of :class:`Order`, the intervals intersected. ``known_pair``: the lower end's pair (bound_only).
+    tail-query routes of :class:`Order`, the intervals intersected. ``known_pair``: the lower end's pair where
+    :attr:`bound_only`, searched for about ``search_seconds`` (:meth:`~gpu_rs.pairs.scopes.base.Scope.known_deltas`).
     """
 
     n: int
@@ -179,6 +178,7 @@ class Profile:
     hinge: HingeCurve | None = None
     exact: Enumerated | None = None
     known_pair: str = "the seed's pair (both orders)"
+    search_seconds: float = PROFILE_SEARCH_SECONDS
 
     @property
     def bound_only(self) -> bool:
@@ -205,7 +205,7 @@ class Profile:
         exact, upper = self.covers.every_pair_deltas(np.array(eps), self.rel_width, self.abs_width, decide)
         worst: list[WorstDelta | None] = [None] * len(eps) if exact is None else list(exact)
         proven: list[float | None] = [None] * len(eps) if upper is None else [float(v) for v in upper]
-        known = None if upper is None else self.covers.known_deltas(np.array(eps))
+        known = None if upper is None else self.covers.known_deltas(np.array(eps), self.search_seconds)
         self.known_pair = self.known_pair if known is None else known.pair
         pairs = [None if known is None else known.at(i) for i in range(len(eps))]
         return [

@@ -131,10 +131,10 @@ class AllBound(Scope):
     def every_pair_deltas(self, eps: np.ndarray, rel_width: float, abs_width: float, decide: float = 0.0) -> Ends:
         return None, proven_deltas(self.n, self.bits, self.q, eps, decide)
 
-    def known_deltas(self, eps: np.ndarray) -> KnownDeltas | None:
+    def known_deltas(self, eps: np.ndarray, seconds: float) -> KnownDeltas | None:
         """The best complement member's ``δ`` (:func:`gpu_rs.pairs.family_delta.best_member`, docs/worst-case.md §9;
         zeros where none beat the seed's pair, the sentence saying so)."""
-        found, lower, upper = best_member(self.n, self.bits, self.q, eps)
+        found, lower, upper = best_member(self.n, self.bits, self.q, eps, seconds)
         return KnownDeltas(lower, upper, found.note(self.n))
 
 

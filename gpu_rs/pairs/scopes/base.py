@@ -128,7 +128,8 @@ class Scope:
         ``decide > 0``: upper bounds need only decide ``<= decide``."""
         return None, None
 
-    def known_deltas(self, eps: np.ndarray) -> KnownDeltas | None:
+    def known_deltas(self, eps: np.ndarray, seconds: float) -> KnownDeltas | None:
         """Where the profile's answer is a proven upper end: a pair beside the seed's whose certified ``δ`` may
-        raise the lower end (the best found), at each ``ε > 0`` of ``eps``; None where the scope has none."""
+        raise the lower end (the best found in about ``seconds``), at each ``ε > 0`` of ``eps``; None where the
+        scope has none."""
         return None
