@@ -45,6 +45,8 @@ PROFILE_SEARCH_SECONDS = 0.5
 """Default ``search_seconds`` of ``privacy_profile``: the time limit of its search over the complement members
 (the best pair known for ``δ`` of ``scope="all"`` for ``bits >= 2``, docs/worst-case.md §9; about 0.2 s for
 all 20 members at ``bits = 5``); calibrations to ``δ`` ask 0 (their queries decide by the upper end)."""
+MAX_TILT_TERMS = 1 << 22
+"""Most frequencies of one tilted hinge (128 MB of spectrum): the profile's tiny ``δ`` and the composed sides."""
 MAX_SEARCH_SECONDS = 86_400.0
 """``search_seconds`` must stay below this (a day)."""
 CALIBRATION_SEARCH_SECONDS = 1.0

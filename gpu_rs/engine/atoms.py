@@ -83,6 +83,11 @@ def log_r(q: float) -> float:
     return -math.log1p((1.0 - 2.0 * q) / q)
 
 
+def eps_top(bits: int, q: float) -> float:
+    """``L log(p/q)``: the largest privacy loss of one ``L``-bit report, beyond which every ``δ`` is 0."""
+    return bits * math.log((1.0 - q) / q)
+
+
 @lru_cache(maxsize=64)
 def _zero_vector(
     bits: int, q: float

@@ -28,8 +28,6 @@ MAX_OUTCOMES = 1 << 24
 """Most outcomes of ``Y`` summed one by one; beyond, the tilted hinge."""
 MAX_KEPT = 1 << 21
 """Most outcomes held at once (about 32 MB): the last summand's atoms are summed over in a loop."""
-TERMS = 1 << 22
-"""Most frequencies of one tilted hinge."""
 
 Listed = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, float]
 

@@ -9,6 +9,10 @@ is any one of them, so ``P(S | bg + x′) / Π_j M(y)(s_j) = Σ_j A(s_j) / N`` a
 with all ``N`` reports drawn i.i.d. from ``M(y)`` (the family's background atoms): a hinge of ``N``
 independent signed atoms, one spectrum per ``ε`` (the atoms move with ``λ``).
 
+**Few count vectors** (``C(N + K − 1, N) <= MAX_COUNT_VECTORS`` for ``K`` atoms: small ``N``, where other
+members than the seed's pair can be the largest): the hinge is summed over every count vector of the
+multinomial law (:func:`enumerated`), exact up to its rounding, which is charged.
+
 **Heavy atoms.** Far members have a few atoms up to ``(p/q)^L`` of tiny probability, which would make
 the spectrum's window huge. The largest atoms ``H``, while ``N P(H) <= HEAVY_MEAN``, are split off:
 with ``J`` the number of heavy reports and ``π_H = P(H)``,
@@ -25,8 +29,8 @@ relative errors); the lower end takes every atom at ``V̂ − err`` and the uppe
 
 **Where to look (docs/worst-case.md §9).** Over ``b`` the member's ``δ`` is largest at ``b = L − d``, in
 both orders, so the complement members ``(d, a, L − d)`` hold the family's maximum: ``L(L + 3)/2`` of them.
-:func:`search` evaluates them at one ``ε`` within a time limit (``d`` from ``L`` down, the extreme orders
-``a ∈ {0, d}`` first), and :func:`best_member` keeps the best one; any member's certified ``δ`` is a
+:func:`search` evaluates them at one ``ε`` within a time limit (the extreme orders ``a ∈ {0, d}`` for ``d``
+from ``L`` down first), and :func:`best_member` keeps the best one; any member's certified ``δ`` is a
 lower bound on the ``δ`` of every pair, so a search cut short only leaves the lower end lower.
 """
 

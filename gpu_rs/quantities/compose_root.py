@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from gpu_rs.common.floats import UNIT
+from gpu_rs.common.limits import MAX_TILT_TERMS
+from gpu_rs.engine.atoms import eps_top
 from gpu_rs.engine.bounds import ErrorBudget
 from gpu_rs.pairs.compose_pairs import NULL, LossPmf
 from gpu_rs.pairs.compose_sides import Side
 from gpu_rs.pairs.results import estimate
 from gpu_rs.pairs.scopes.all_krand import AllKrand
-from gpu_rs.quantities.profile_curve import MAX_TILT_TERMS
 from gpu_rs.quantities.profile_results import DeltaBound, EpsilonBound
 
 LOOSE = 0.05
@@ -124,4 +123,4 @@ def krand_composition(covers: AllKrand, rel_width: float, abs_width: float) -> C
     """``scope="all"`` with ``k`` reports per user as a composition: the ``k``-fold dominating pair above,
     the pair of equal laws below (``δ`` of ``R_k``'s own pair is not computed: docs/composition.md §2)."""
     pairs: Pairs = {name: [((covers.pmf, NULL), covers.k)] for name in ("forward", "reverse")}
-    return Composition(pairs, rel_width, abs_width, covers.k * covers.bits * math.log((1.0 - covers.q) / covers.q))
+    return Composition(pairs, rel_width, abs_width, eps_top(covers.k * covers.bits, covers.q))

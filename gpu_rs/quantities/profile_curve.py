@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from gpu_rs.common.floats import FLOOR, UNIT
+from gpu_rs.common.limits import MAX_TILT_TERMS
 from gpu_rs.engine import tilt
 from gpu_rs.engine.atoms import ZERO, record_atoms
 from gpu_rs.engine.chernoff import lower_tail
@@ -36,8 +37,6 @@ MAX_CURVE_TERMS = 1 << 20
 TILT_BELOW = 1e-8
 """Hinges whose Chernoff bound is below this times the standard deviation of ``Y`` skip the curve
 (whose absolute round-off would leave them wide) and go straight to the tilted law."""
-MAX_TILT_TERMS = 1 << 22
-"""Most frequencies of one tilted hinge (128 MB of spectrum)."""
 
 
 class HingeCurve:

@@ -22,11 +22,13 @@ from typing import Any
 import numpy as np
 
 from gpu_rs.common.floats import UNIT
+from gpu_rs.common.limits import MAX_TILT_TERMS
+from gpu_rs.engine.atoms import eps_top
 from gpu_rs.engine.bounds import Bounds, ErrorBudget
 from gpu_rs.engine.pipeline import Plan
 from gpu_rs.pairs import krand
 from gpu_rs.pairs.compose_pairs import LossPmf, dominating, grid_span
-from gpu_rs.pairs.compose_sides import TERMS, Side
+from gpu_rs.pairs.compose_sides import Side
 from gpu_rs.pairs.guarantees import guarantee
 from gpu_rs.pairs.profile_grid import POINTS, export_grid
 from gpu_rs.pairs.results import PairBound
@@ -51,7 +53,7 @@ class _Proven:
 
     @property
     def eps_top(self) -> float:
-        return self.bits * math.log((1.0 - self.q) / self.q)
+        return eps_top(self.bits, self.q)
 
     def delta(self, eps: Any) -> list[Any]:
         return [
@@ -84,7 +86,7 @@ class AllKrand(Scope):
     @functools.cached_property
     def composed(self) -> Side:
         """The ``k``-fold composition of :attr:`pmf`."""
-        return Side([(self.pmf, self.k)], TERMS, np)
+        return Side([(self.pmf, self.k)], MAX_TILT_TERMS, np)
 
     def every_pair_deltas(self, eps: np.ndarray, rel_width: float, abs_width: float, decide: float = 0.0) -> Ends:
         return None, np.array([self.composed.delta(float(e), rel_width, abs_width)[1] for e in eps])
