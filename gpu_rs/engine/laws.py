@@ -57,7 +57,9 @@ class Law:
         mu = self.mean
         x = theta * (self.values - mu)
         if np.max(np.abs(x)) < 30.0:
-            return theta * mu + math.log1p(float(np.dot(self.probs, np.expm1(x))))
+            s = float(np.dot(self.probs, np.expm1(x)))
+            if s > -0.5:  # else log1p gains nothing (and probabilities summing past 1 could take s below -1)
+                return theta * mu + math.log1p(s)
         return float(logsumexp(self.log_probs + theta * self.values))
 
     def tilted_mean(self, theta: float) -> float:
@@ -175,8 +177,10 @@ class SumLaw:
 
     @property
     def sd(self) -> float:
-        """Standard deviation of the sum (a float, for choosing windows and tilts; nothing certified rests on it)."""
-        return math.sqrt(sum(c * float(np.dot(w.probs, (w.values - w.mean) ** 2)) for w, c in self.parts))
+        """Standard deviation of the sum (a float, for choosing windows and tilts; nothing certified rests on it;
+        inf where atoms near the float range square past it)."""
+        with np.errstate(over="ignore"):
+            return math.sqrt(sum(c * float(np.dot(w.probs, (w.values - w.mean) ** 2)) for w, c in self.parts))
 
     @property
     def max(self) -> float:

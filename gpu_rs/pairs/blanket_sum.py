@@ -105,7 +105,7 @@ def least(log_h: float, n: int, gamma: float, c_law: Binomial, rows: np.ndarray)
     logs = np.concatenate([logs, np.logaddexp(tails, log_h - np.log(below + 2.0))])
     best = float(np.min(logs))
     best += 8.0 * UNIT * (abs(best) + 1.0)  # the logs, the sums and the divisions by m0
-    return min(1.0, math.exp(best) * (1.0 + 4.0 * UNIT) + TINY)
+    return 1.0 if best >= 0.0 else min(1.0, math.exp(best) * (1.0 + 4.0 * UNIT) + TINY)
 
 
 def delta(

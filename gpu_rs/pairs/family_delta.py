@@ -86,11 +86,15 @@ def _hinge(values: np.ndarray, probs: np.ndarray, rel: np.ndarray, n: int, upper
     keep = probs > 0.0
     law = Law(shifted[keep], np.log(probs[keep]), probs[keep], rel[keep])
     y = n * s  # errs by at most u n s: certified for every threshold in [y(1 − 2u), y(1 + 2u)]
-    with np.errstate(over="ignore"):  # the spectrum's error terms may overflow to inf: min() with a finite bound
-        found = tilt.hinge(
-            SumLaw(((law, n),)), y * (1.0 - 2.0 * UNIT), y * (1.0 + 2.0 * UNIT), True, width, 0.0, MAX_TERMS, np
-        )
-    return None if found is None else (found.upper if upper else found.lower)
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):  # overflowing error terms: checked below
+            found = tilt.hinge(
+                SumLaw(((law, n),)), y * (1.0 - 2.0 * UNIT), y * (1.0 + 2.0 * UNIT), True, width, 0.0, MAX_TERMS, np
+            )
+    except (ArithmeticError, ValueError):  # laws beyond the engine's float range (extreme q, N and ε): no end
+        return None
+    end = None if found is None else (found.upper if upper else found.lower)
+    return end if end is not None and math.isfinite(end) else None
 
 
 @functools.lru_cache(maxsize=8)

@@ -52,7 +52,8 @@ class HingeCurve:
         self.log_w_max = float(at.log_values[-1])
         self.w_max = math.exp(self.log_w_max) if self.usable else math.inf
         part = self.law.parts[0][0]
-        var = float(np.dot(part.probs, (part.values - part.mean) ** 2)) if self.usable else math.inf
+        with np.errstate(over="ignore"):  # atoms near (p/q)^L: the variance is then inf, and so is the spread
+            var = float(np.dot(part.probs, (part.values - part.mean) ** 2)) if self.usable else math.inf
         self.spread = math.sqrt(n * var)
         self.value_error = at.value_error
         # The frequencies are capped by their cost too (L = 1024: a spectrum of 2^20 terms would take minutes).
