@@ -160,6 +160,8 @@ class Tilted:
         (:mod:`gpu_rs.engine.kernels`).
         """
         a, period, eta, theta, above = self.a, self.period, self.eta, self.theta, self.above
+        if not (math.isfinite(a) and math.isfinite(period) and period > 0.0 and eta * eta > 0.0):
+            return None  # a degenerate tilt (θ near the float range's bottom, atoms near its top): none applies
         pay = kernel(payoff, eta)
         # α for the upper bound (hinge largest) and the lower; the threshold each stands for is exact.
         if above:
