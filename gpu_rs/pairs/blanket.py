@@ -286,7 +286,12 @@ def blanket_delta(
     a caller that only asks whether the bound is at most ``enough``: a lattice stops its counts as soon
     as its bound is surely at most ``enough`` (see :func:`deltas`), and the value returned is then only
     known to be at most ``enough``, not the least.
+
+    Where ``ε`` is at least ``d log(p/q)`` (raised by 8 ulp for the rounding of :func:`log_r`), the largest
+    privacy loss at distance ``d``, every value of ``h`` is at most 0, so every ``δ_m`` and the bound are 0 exactly.
     """
+    if eps >= -d * log_r(q) * (1.0 + 8.0 * UNIT):
+        return 0.0
     if bits * math.log(2.0 * (1.0 - q)) + abs(eps) > MAGNITUDE:
         return 1.0  # h spans more than doubles can square: no blanket bound here
     gamma = blanket_probability(bits, q)
