@@ -111,7 +111,7 @@ def test_beyond_the_largest_loss_the_bound_is_zero_exactly(n, bits, q, d, old):
         assert lo[0] == hi[0] == 0.0 and was > 0.0
         assert blanket.blanket_delta(n, bits, q, d, eps) == 0.0
     got = blanket.blanket_delta(n, bits, q, d, top - 0.05)
-    assert 0.0 < got and truth(top - 0.05)[0][0] <= got
+    assert got > 0.0 and truth(top - 0.05)[0][0] <= got
 
 
 @pytest.mark.parametrize(("n", "p", "ks"), [(200, 0.3, [0, 5, 30, 50]), (2000, 0.0778, [0, 10, 60, 120])])

@@ -31,7 +31,7 @@ import numpy as np
 from gpu_rs.common.backend import to_numpy
 from gpu_rs.common.floats import UNIT
 from gpu_rs.common.logspace import comb_row
-from gpu_rs.engine.atoms import log_r
+from gpu_rs.engine.atoms import largest_loss, log_r
 from gpu_rs.pairs.clones import BLOCK_SHARE, TRIVIAL, clone_probability, given_clones_many
 from gpu_rs.pairs.counts import OUTSIDE, binomial
 from gpu_rs.pairs.lattice import shifted_sum
@@ -122,7 +122,7 @@ def graded_delta(n: int, bits: int, q: float, d: int, eps: np.ndarray, xp: Any =
     counts is charged its first count's value (both bounds are nonincreasing in ``c``); mass
     outside ``C``'s window is charged 1.
     """
-    eps0 = d * -log_r(q) * (1.0 + 8.0 * UNIT)
+    eps0 = largest_loss(d, q)
     pd = clone_probability(bits, q, d)
     if n == 1 or pd <= 0.0:
         return graded_deltas(q, d, 0, eps, xp)[0]
