@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from gpu_rs.common.backend import to_numpy
-from gpu_rs.common.binomial import pmf_float
 from gpu_rs.common.floats import UNIT
+from gpu_rs.common.logspace import comb_row
 from gpu_rs.engine.atoms import largest_loss, log_r
 from gpu_rs.pairs.clones import BLOCK_SHARE, TRIVIAL, clone_probability, given_clones_many
 from gpu_rs.pairs.counts import OUTSIDE, binomial
@@ -47,18 +47,18 @@ SLACK = 1e-6
 
 
 def kernels(q: float, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
-    """Lattice indices of ``a(k)`` rounded up and down, the laws of ``k`` (clone, ``x'``, ``x``), their relative error
-    (each probability correctly rounded, the clone's mean adds one rounding; a value below the normal range errs by
-    less than ``2^-1074``, far inside the ``4u`` each row of :func:`graded_deltas` adds)."""
+    """Lattice indices of ``a(k)`` rounded up and down, the laws of ``k`` (clone, ``x'``, ``x``), their error."""
     lr = log_r(q)
+    p = 1.0 - q
     k = np.arange(d + 1)
     a = 2.0 * np.exp(-np.logaddexp(0.0, (2 * k - d) * lr)) / GRID  # 2 / (1 + r^(2k-d)), no overflow
     up = np.ceil(a + SLACK).astype(np.int64)
     down = np.maximum(np.floor(a - SLACK), 0).astype(np.int64)
-    law_p = pmf_float(d, q, False)
+    comb = np.array([float(c) for c in comb_row(d)])
+    law_p = comb * np.array([p ** int(j) * q ** int(d - j) for j in k])
     law_q = law_p[::-1].copy()
     law_w = 0.5 * (law_p + law_q)
-    return up, down, law_w, law_p, law_q, 4.0 * UNIT
+    return up, down, law_w, law_p, law_q, 8.0 * (d + 4) * UNIT
 
 
 def spread(s: Any, idx: np.ndarray, law: np.ndarray, xp: Any) -> Any:
