@@ -3,7 +3,7 @@
 ``log P(Bin(n, p) = j) = log Γ(n + 1) − log Γ(j + 1) − log Γ(n − j + 1) + j log p + (n − j) log(1 − p)``,
 its five terms added in that order (callers rely on the same floats wherever it is evaluated): the one
 spelling of the formula in gpu_rs. For small ``n`` (up to about a thousand), :func:`pmf_exact` and
-:func:`pmf_float` give every probability exactly, or correctly rounded, from integers.
+:func:`pmf_float` give every probability exactly, or correctly rounded.
 """
 
 from __future__ import annotations
