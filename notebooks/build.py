@@ -722,9 +722,10 @@ Read from the cache that `scripts/profile_comparison.py` fills (in a source chec
 cell that did not finish within the script's time limit is missing from the plot. gpu_rs's
 every-pair line is the upper end of the default `scope="all"`: at L = 1 the worst background
 (it overlaps the seed's pair and dp_accounting's exact pmf), at L ≥ 2 the proven bound. It is
-below every generic bound at L = 5 and 8 for N ≤ 10⁴ and at L = 40, N = 10³ (the graded blanket),
-within 3 % of the variation-ratio bound with L-bit RR's β at L = 2, N ≤ 10⁴, and equal to the
-generic variation-ratio bound beyond (its worst distance is d = L), where that β bound is lower.""",
+below every generic bound at every N: by 1.1–1.4 times at L = 1, 1.1–1.3 times at L = 2 (there
+within 3.1 % of the variation-ratio bound with L-bit RR's β, which is not a bound for every pair),
+1.8–2.4 times at L = 5, 2.5–3.3 times at L = 8 and 6.5–8.4 times at L = 40, where it is also
+2.8–3.3 times below that β bound.""",
     ),
     (
         "code",

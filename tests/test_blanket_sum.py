@@ -89,6 +89,31 @@ def test_no_report_cap_at_the_settings_of_the_issue():
     assert truth_below <= float(every_pair.Curve(10**4, 5, 0.3).deltas(np.array([1.0]))[0]) < 1e-40
 
 
+@pytest.mark.parametrize(
+    ("n", "bits", "q", "d", "old"),
+    [(30, 3, 0.25, 2, (1.69e-9, 4.44e-16)), (8000, 2, 0.3, 1, (1.0, 1.0)), (8000, 2, 0.3, 2, (1.0, 1.0))],
+)
+def test_beyond_the_largest_loss_the_bound_is_zero_exactly(n, bits, q, d, old):
+    """At ``ε >= d log(p/q)`` every pair's loss is at most ``ε``: the reduced pair's δ is 0 exactly (multisets
+    enumerated at ``N = 30``; at ``N = 8000`` every Monte Carlo sample is 0). On 2d396b0 the blanket gave ``old``
+    (just above the top, then 0.5 above): the lattice's slack and floor, or 1 where the hinge of the whole sum
+    answers alone and finds no saddle point. Just below the top the bound still contains the oracle."""
+
+    def truth(eps):
+        if n <= 100:  # few enough counts to enumerate: a bracket, here a point
+            return op.reduced_delta(n, bits, d, q, [eps])
+        est, _ = op.reduced_delta_mc(n, bits, d, q, [eps], samples=300)
+        return est, est
+
+    top = d * math.log((1.0 - q) / q)
+    for eps, was in zip((top * (1.0 + 1e-12), top + 0.5), old, strict=True):
+        lo, hi = truth(eps)
+        assert lo[0] == hi[0] == 0.0 and was > 0.0
+        assert blanket.blanket_delta(n, bits, q, d, eps) == 0.0
+    got = blanket.blanket_delta(n, bits, q, d, top - 0.05)
+    assert got > 0.0 and truth(top - 0.05)[0][0] <= got
+
+
 @pytest.mark.parametrize(("n", "p", "ks"), [(200, 0.3, [0, 5, 30, 50]), (2000, 0.0778, [0, 10, 60, 120])])
 def test_binomial_lower_tail_against_exact_rationals(n, p, ks):
     pf = Fraction(p)

@@ -33,6 +33,18 @@ def test_graded_clone_delta_against_the_exact_reduced_pair(n, bits, d, q):
     assert np.all(got <= hi + 0.02), (got, hi)
 
 
+@pytest.mark.parametrize(("n", "bits", "d", "q", "old"), [(1, 3, 2, 0.25, 0.5625), (30, 3, 2, 0.25, 0.1443)])
+def test_graded_clone_delta_is_zero_beyond_the_largest_loss(n, bits, d, q, old):
+    """At ``ε >= d log(p/q)`` the exact reduced pair's δ is 0; the lattice's rounding left ``old`` there on 2d396b0
+    (its threshold past the top point still charged that point's mass). Just below, the bound still holds."""
+    top = d * math.log((1.0 - q) / q)
+    eps = np.array([top * (1.0 + 1e-12), top + 0.5, top - 0.05])
+    lo, hi = op.reduced_delta(n, bits, d, q, eps, kind="clone")
+    got = reduction.graded_delta(n, bits, q, d, eps)
+    assert lo[0] == hi[0] == lo[1] == hi[1] == 0.0 and old > 0.0
+    assert got[0] == got[1] == 0.0 and lo[2] <= got[2]
+
+
 @pytest.mark.parametrize(("n", "bits", "d", "q"), [(12, 3, 2, 0.2), (30, 2, 2, 0.25), (8, 3, 3, 0.15), (20, 4, 4, 0.3)])
 def test_graded_blanket_delta_against_the_exact_reduced_pair(n, bits, d, q):
     for eps in (0.05, 0.3, 0.8):

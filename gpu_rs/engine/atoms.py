@@ -88,6 +88,12 @@ def eps_top(bits: int, q: float) -> float:
     return bits * math.log((1.0 - q) / q)
 
 
+def largest_loss(d: int, q: float) -> float:
+    """``d log(p/q)`` raised by 8 ulp (:func:`log_r` errs by at most ``4 u``): at least the largest privacy loss
+    of a pair at Hamming distance ``d`` (the ratio of one report is at most ``(p/q)^d``), where its ``δ`` is 0."""
+    return d * -log_r(q) * (1.0 + 8.0 * UNIT)
+
+
 @lru_cache(maxsize=64)
 def _zero_vector(
     bits: int, q: float

@@ -1,30 +1,27 @@
 """The graded privacy blanket: every other user hides the changing one with probability ``(2q)^L``.
 
-Every report ``z`` has ``M(y)(z) >= q^L = γ / 2^L`` with ``γ = (2q)^L``, for every vector ``y``:
-each other user is, with probability ``γ`` and independently, a *blanket* user whose report
-is uniform on ``{0,1}^L``, and otherwise reports from a law that does not depend on the
-changing user (Balle, Bell, Gascón and Nissim, "The privacy blanket of the shuffle model",
-CRYPTO 2019). ``q^L = min_y M(y)(z)``, so no component common to every ``M(y)`` is larger;
-the clone component ``p_d (M(x) + M(x'))/2`` of :mod:`gpu_rs.pairs.clones` lies inside it.
-Revealing the other users' reports with their identities is a refinement, so ``δ(ε)`` of
-every pair at distance ``d`` is at most ``Σ_m P(C + 1 = m) δ_m(ε)``, ``C ~ Bin(N − 1, γ)``,
-where ``δ_m`` is the divergence of the changing user's report among ``m − 1`` uniform ones:
+Every report ``z`` has ``M(y)(z) >= q^L = γ / 2^L`` with ``γ = (2q)^L``, for every vector ``y``: each other user
+is, with probability ``γ`` and independently, a *blanket* user whose report is uniform on ``{0,1}^L``, and
+otherwise reports from a law that does not depend on the changing user (Balle, Bell, Gascón and Nissim, "The
+privacy blanket of the shuffle model", CRYPTO 2019). ``q^L = min_y M(y)(z)``, so no component common to every
+``M(y)`` is larger; the clone component ``p_d (M(x) + M(x'))/2`` of :mod:`gpu_rs.pairs.clones` lies inside it.
+Revealing the other users' reports with their identities is a refinement, so ``δ(ε)`` of every pair at distance
+``d`` is at most ``Σ_m P(C + 1 = m) δ_m(ε)``, ``C ~ Bin(N − 1, γ)``, where ``δ_m`` is the divergence of the
+changing user's report among ``m − 1`` uniform ones:
 
     δ_m(ε) = E[(Σ_{j <= m} h(z_j))_+] / m,   h = f' − e^ε f,   z_j i.i.d. uniform,
 
-``f = M(x)/U``, ``f' = M(x')/U``. With ``a`` ones among the unchanged bits and ``b`` among the
-changed ones (``x`` read as zeros), ``f = (2p)^L r^(a + b)`` and ``f' = (2p)^L r^(a + d − b)``.
-The pair is symmetric (flipping the changed bits swaps ``f`` and ``f'`` and keeps ``U``), so
-the bound holds in both orders. Each value of ``h`` is moved onto the two lattice points
-around it, with weights whose mean is at least ``h`` (a mean-preserving spread, pushed up by
-a hair): ``(·)_+`` is convex and increasing, so by Jensen's inequality this can only raise
-``δ_m``, and it adds only a second-order amount, so the lattice can be coarse (``CELLS``
-steps). ``δ_m`` does not increase with ``m`` (one more uniform report is a post-processing),
-so counts beyond the lattice's reach are charged the last value computed; where that charge matters,
-where the lattice cannot reach ``C`` at all, or near its rounding floor, the hinge of the whole blanket
-sum bounds every count at once (:mod:`gpu_rs.pairs.blanket_sum`: no cap, no floor). Where the range of
-``h`` is wide (large ``L``), ``h`` is clipped to ``[−H, H]`` and ``E[(h − H)_+]`` added (:func:`spread`).
-The derivation is in docs/worst-case.md (§8.2, "The graded blanket").
+``f = M(x)/U``, ``f' = M(x')/U``. With ``a`` ones among the unchanged bits and ``b`` among the changed ones (``x``
+read as zeros), ``f = (2p)^L r^(a + b)`` and ``f' = (2p)^L r^(a + d − b)``. The pair is symmetric (flipping the
+changed bits swaps ``f`` and ``f'`` and keeps ``U``), so the bound holds in both orders. Each value of ``h`` is
+moved onto the two lattice points around it, with weights whose mean is at least ``h`` (a mean-preserving spread,
+pushed up by a hair): ``(·)_+`` is convex and increasing, so by Jensen's inequality this can only raise ``δ_m``,
+and it adds only a second-order amount, so the lattice can be coarse (``CELLS`` steps). ``δ_m`` does not increase
+with ``m`` (one more uniform report is a post-processing), so counts beyond the lattice's reach are charged the
+last value computed; where that charge matters, where the lattice cannot reach ``C`` at all, or near its rounding
+floor, the hinge of the whole blanket sum bounds every count at once (:mod:`gpu_rs.pairs.blanket_sum`: no cap, no
+floor). Where the range of ``h`` is wide (large ``L``), ``h`` is clipped to ``[−H, H]`` and ``E[(h − H)_+]`` added
+(:func:`spread`). The derivation is in docs/worst-case.md (§8.2, "The graded blanket").
 """
 
 from __future__ import annotations
@@ -38,7 +35,7 @@ import numpy as np
 from gpu_rs.common.backend import to_numpy
 from gpu_rs.common.floats import SMALLEST_NORMAL, UNIT
 from gpu_rs.common.logspace import comb_row
-from gpu_rs.engine.atoms import log_r
+from gpu_rs.engine.atoms import largest_loss, log_r
 from gpu_rs.pairs import blanket_sum
 from gpu_rs.pairs.counts import OUTSIDE, Binomial, binomial
 from gpu_rs.pairs.lattice import FFT_SHARE, add_report
@@ -277,16 +274,18 @@ def lattice_delta(
 def blanket_delta(
     n: int, bits: int, q: float, d: int, eps: float, enough: float = -1.0, *, settle: bool = False, xp: Any = np
 ) -> float:
-    """An upper bound on ``δ(ε)`` over every pair at distance ``d``, in either order.
+    """An upper bound on ``δ(ε)`` over every pair at distance ``d``, in either order: 0 exactly where ``ε`` is at
+    least their largest loss (:func:`~gpu_rs.engine.atoms.largest_loss`; every value of ``h`` is then at most 0).
 
     The lattice (:func:`lattice_delta`) where it reaches ``C``'s counts; the hinge of the whole sum
-    (:mod:`gpu_rs.pairs.blanket_sum`, taking the lattice's rows for the low counts) where it does not,
-    where the lattice's bound is below ``HINGE_BELOW`` (its rounding floor is about 1e-15), or where the
-    counts past its rows hold more than ``SHORT`` of its bound: the least is returned. With ``settle``, for
-    a caller that only asks whether the bound is at most ``enough``: a lattice stops its counts as soon
-    as its bound is surely at most ``enough`` (see :func:`deltas`), and the value returned is then only
-    known to be at most ``enough``, not the least.
+    (:mod:`gpu_rs.pairs.blanket_sum`, taking the lattice's rows for the low counts) where it does not, where the
+    lattice's bound is below ``HINGE_BELOW`` (its rounding floor is about 1e-15), or where the counts past its rows
+    hold more than ``SHORT`` of its bound: the least is returned. With ``settle``, for a caller that only asks
+    whether the bound is at most ``enough``: a lattice stops its counts as soon as its bound is surely at most
+    ``enough`` (see :func:`deltas`), and the value returned is then only known to be at most ``enough``.
     """
+    if eps >= largest_loss(d, q):
+        return 0.0
     if bits * math.log(2.0 * (1.0 - q)) + abs(eps) > MAGNITUDE:
         return 1.0  # h spans more than doubles can square: no blanket bound here
     gamma = blanket_probability(bits, q)

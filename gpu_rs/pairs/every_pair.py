@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from gpu_rs.common.floats import UNIT
-from gpu_rs.engine.atoms import log_r
+from gpu_rs.engine.atoms import largest_loss
 from gpu_rs.pairs import blanket, clones, pools, reduction
 
 SKIP_SIGMAS = 8.0
@@ -97,7 +97,7 @@ class Curve:
     def distances(self, least_eps: float) -> list[int]:
         """The distances where some pair may have ``δ(ε) > 0`` for some ``ε >= least_eps``: where the
         largest ratio of one report, ``(p/q)^d``, exceeds ``e^ε`` (else ``δ = 0`` for every pair)."""
-        return [d for d in range(1, self.bits + 1) if d * -log_r(self.q) * (1.0 + 8.0 * UNIT) > least_eps]
+        return [d for d in range(1, self.bits + 1) if largest_loss(d, self.q) > least_eps]
 
     def blanket(self, d: int, eps: float, enough: float = -1.0, *, settle: bool = False) -> float:
         """The graded blanket at ``(d, ε)``, lowered by the pools where it stays above ``enough``; once per question."""
@@ -127,7 +127,7 @@ class Curve:
         with clone probability ``2/(e^ε₀ + 1) = p_L`` (docs/worst-case.md §8.7). Feldman, McMillan and
         Talwar's numerical bound (2021) is the same pair with fewer clones, ``e^−ε₀ <= p_L``, never lower.
         """
-        eps0 = d * -log_r(self.q) * (1.0 + 8.0 * UNIT)
+        eps0 = largest_loss(d, self.q)
         return clones.reduced_deltas(self.n, clones.clone_probability(self.bits, self.q, d), eps0, eps)
 
     def published(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -273,7 +273,7 @@ class Curve:
         grid, factor = eps - steps, -np.expm1(-steps)
         per_d: dict[int, np.ndarray] = {}
         for d in range(1, self.bits + 1):
-            if d * -log_r(self.q) * (1.0 + 8.0 * UNIT) < eps:
+            if largest_loss(d, self.q) < eps:
                 continue  # every report's ratio is at most (p/q)^d < e^ε: the tail is 0 for every pair
             if self.graded(d):
                 delta = reduction.graded_delta(self.n, self.bits, self.q, d, grid, self.xp)

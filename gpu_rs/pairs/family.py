@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from gpu_rs.common.binomial import pmf_exact
 from gpu_rs.common.floats import EXP_LIMIT, UNIT
 from gpu_rs.common.validation import Problem
 from gpu_rs.engine import chernoff
@@ -117,23 +118,9 @@ def member_of(background: object, before: object, after: object) -> Member:
 
 
 @lru_cache(maxsize=4096)
-def _pmf(m: int, success: Fraction) -> tuple[Fraction, ...]:
-    """``P[Bin(m, success) = i]``, exactly."""
-    fail = 1 - success
-    return tuple(math.comb(m, i) * success**i * fail ** (m - i) for i in range(m + 1))
-
-
-@lru_cache(maxsize=4096)
 def _log_pmf(m: int, success: Fraction) -> np.ndarray:
     """``log P[Bin(m, success) = i]``, each to a few ulp."""
-    return np.array([log_fraction(e) for e in _pmf(m, success)])
-
-
-@lru_cache(maxsize=4096)
-def pmf_float(m: int, q: float, flipped: bool) -> np.ndarray:
-    """:func:`_pmf` of ``Bin(m, p)`` (``flipped=False``) or ``Bin(m, q)``, each term correctly rounded to float64."""
-    qf = Fraction(q)
-    return np.array([float(e) for e in _pmf(m, qf if flipped else 1 - qf)])
+    return np.array([log_fraction(e) for e in pmf_exact(m, success)])
 
 
 @lru_cache(maxsize=4096)
@@ -197,7 +184,7 @@ def report_atoms(member: Member, q: float, eps: float, user: bool, exact: bool =
         return Atoms(values, errors, np.log(probs), probs, rel, None)
     qf = Fraction(q)
     pf = 1 - qf
-    pmfs = _pmf(a, pf), _pmf(d - a, pf if user else qf), _pmf(b, qf if user else pf)
+    pmfs = pmf_exact(a, pf), pmf_exact(d - a, pf if user else qf), pmf_exact(b, qf if user else pf)
     mass = [Fraction(0)] * int(index.max() + 1)
     flat = [f1 * f0 * fj for f1 in pmfs[0] for f0 in pmfs[1] for fj in pmfs[2]]
     for k, f in zip(index.tolist(), flat, strict=True):

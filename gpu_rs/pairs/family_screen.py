@@ -21,7 +21,7 @@ member's support have mass exactly 0 and are masked), and a key's probability is
 table shifted by each ``j1``, weighted by each member's law of ``j1``). The bound is then one array
 expression over members, ``θ``, cuts and keys.
 
-**Rounding.** Each binomial probability is rounded once (:func:`gpu_rs.pairs.family.pmf_float`), each
+**Rounding.** Each binomial probability is rounded once (:func:`gpu_rs.common.binomial.pmf_float`), each
 product and the sum of at most ``b + 1`` positive terms add a relative error, so a key's true mass is
 at most ``P̂ (1 + ρ) + τ``, ``ρ = 2 (b + 6) u`` and ``τ`` covering products that underflowed: every
 mass is raised so (``G τ`` added to every sum of ``G`` keys). The computed atoms ``V̂`` differ from
@@ -42,9 +42,10 @@ from typing import Any
 import numpy as np
 
 from gpu_rs.common.backend import to_numpy
+from gpu_rs.common.binomial import pmf_float
 from gpu_rs.common.floats import UNIT
 from gpu_rs.common.validation import Problem
-from gpu_rs.pairs.family import Member, pmf_float, signed_atoms
+from gpu_rs.pairs.family import Member, signed_atoms
 
 TINY = 2.0**-1000
 """More than the absolute error of any product of probabilities that underflowed."""

@@ -28,8 +28,8 @@ import math
 import numpy as np
 from scipy.optimize import linprog
 
-from gpu_rs.common.floats import SMALLEST_NORMAL, UNIT
-from gpu_rs.common.logspace import comb_row
+from gpu_rs.common.binomial import pmf_float
+from gpu_rs.common.floats import UNIT
 from gpu_rs.engine.atoms import log_r
 from gpu_rs.pairs import blanket
 from gpu_rs.pairs.counts import OUTSIDE, binomial
@@ -45,6 +45,8 @@ MAX_POOLS = 64
 """Candidate vectors ``y*`` (classes) used per distance at most; beyond, a coarse symmetric subset."""
 MAX_ATOMS = 1 << 16
 """A member whose report takes more values than this is not convolved (its ``g`` is charged 1)."""
+UNDERFLOW = 2.0**-1000
+"""Added to every weight of :func:`member_values`: more than the error of a product that underflowed."""
 
 
 def member_values(bits: int, q: float, d: int, a: int, b: int, eps: float) -> tuple[np.ndarray, np.ndarray]:
@@ -55,9 +57,13 @@ def member_values(bits: int, q: float, d: int, a: int, b: int, eps: float) -> tu
     ``U``. With ``i1`` (``i0``) the ones of ``z`` where ``y*`` has ones (zeros) in ``T`` and ``j1`` the
     ones of ``z`` where ``y*`` has ones in ``U``: ``M(x')/M(y*) = r^(d − a − 2 i0 + 2 j1 − b)``,
     ``M(x)/M(y*) = r^(2 i1 − a + 2 j1 − b)``, ``i1 ~ Bin(a, p)``, ``i0 ~ Bin(d − a, q)``,
-    ``j1 ~ Bin(b, p)`` (the other bits of ``U`` cancel).
+    ``j1 ~ Bin(b, p)`` (the other bits of ``U`` cancel). Each binomial probability is correctly rounded
+    (:func:`~gpu_rs.common.binomial.pmf_float`) and each product of three rounded once more, so a product's
+    true value is at most its float times ``1 + 6u`` plus ``2^-1072`` (for factors or products below the
+    normal range): every weight is raised by ``8u`` relative and :data:`UNDERFLOW` absolute, which also keeps
+    it a normal float.
     """
-    lr, p, lam = log_r(q), 1.0 - q, math.exp(eps)
+    lr, lam = log_r(q), math.exp(eps)
     i1 = np.arange(a + 1)[:, None, None]
     i0 = np.arange(d - a + 1)[None, :, None]
     j1 = np.arange(b + 1)[None, None, :]
@@ -65,12 +71,8 @@ def member_values(bits: int, q: float, d: int, a: int, b: int, eps: float) -> tu
     small = np.exp((2 * i1 - a + 2 * j1 - b) * lr)
     h = np.broadcast_to(big - lam * small, (a + 1, d - a + 1, b + 1)).ravel()
     slack = 64.0 * UNIT * (1.0 + 3.0 * bits * abs(lr) + abs(eps)) * float(np.max(big) + lam * float(np.max(small)))
-
-    def law(n: int, hit: float, miss: float) -> np.ndarray:  # q and p = 1 − q as given (p errs by one rounding)
-        return np.array([c * hit**k * miss ** (n - k) for k, c in enumerate(comb_row(n))])
-
-    w = np.multiply.outer(np.multiply.outer(law(a, p, q), law(d - a, q, p)), law(b, p, q)).ravel()
-    return h + slack, np.maximum(w * (1.0 + 8.0 * (bits + 4) * UNIT), SMALLEST_NORMAL)
+    w = np.multiply.outer(np.multiply.outer(pmf_float(a, q, False), pmf_float(d - a, q, True)), pmf_float(b, q, False))
+    return h + slack, w.ravel() * (1.0 + 8.0 * UNIT) + UNDERFLOW
 
 
 def member_deltas(bits: int, q: float, d: int, a: int, b: int, eps: float, reports: int) -> np.ndarray:

@@ -31,7 +31,7 @@ import numpy as np
 from gpu_rs.common.backend import to_numpy
 from gpu_rs.common.floats import UNIT
 from gpu_rs.common.logspace import comb_row
-from gpu_rs.engine.atoms import log_r
+from gpu_rs.engine.atoms import largest_loss, log_r
 from gpu_rs.pairs.clones import BLOCK_SHARE, TRIVIAL, clone_probability, given_clones_many
 from gpu_rs.pairs.counts import OUTSIDE, binomial
 from gpu_rs.pairs.lattice import shifted_sum
@@ -120,12 +120,13 @@ def graded_delta(n: int, bits: int, q: float, d: int, eps: np.ndarray, xp: Any =
 
     ``Σ_c P(C = c) min(graded δ_c, collapsed δ_c)``; past the lattice's reach each block of
     counts is charged its first count's value (both bounds are nonincreasing in ``c``); mass
-    outside ``C``'s window is charged 1.
+    outside ``C``'s window is charged 1. 0 exactly where ``ε`` is at least the largest loss at distance ``d``
+    (:func:`~gpu_rs.engine.atoms.largest_loss`), where the lattice's rounding alone would leave up to ``p``.
     """
-    eps0 = d * -log_r(q) * (1.0 + 8.0 * UNIT)
+    eps0 = largest_loss(d, q)
     pd = clone_probability(bits, q, d)
     if n == 1 or pd <= 0.0:
-        return graded_deltas(q, d, 0, eps, xp)[0]
+        return np.where(eps >= eps0, 0.0, graded_deltas(q, d, 0, eps, xp)[0])
     c_max = reach(n, pd, d)
     graded = graded_deltas(q, d, c_max, eps, xp)
     c_law = binomial(n - 1, pd)
@@ -149,4 +150,4 @@ def graded_delta(n: int, bits: int, q: float, d: int, eps: np.ndarray, xp: Any =
         if start > c_max and mass > TRIVIAL:
             row = np.minimum(row, next(collapsed))
         total += mass * row
-    return np.minimum(1.0, total * (1.0 + 4.0 * UNIT))
+    return np.where(eps >= eps0, 0.0, np.minimum(1.0, total * (1.0 + 4.0 * UNIT)))
