@@ -83,6 +83,12 @@ def log_r(q: float) -> float:
     return -math.log1p((1.0 - 2.0 * q) / q)
 
 
+def eps_top(bits: int, q: float) -> float:
+    """``L log(p/q)`` as computed (not raised): where grids of ``ε`` end (the profile's export, a composition's
+    losses). Proofs that need a value at least the largest loss use :func:`largest_loss`."""
+    return bits * math.log((1.0 - q) / q)
+
+
 def largest_loss(d: int, q: float) -> float:
     """``d log(p/q)`` raised by 8 ulp (:func:`log_r` errs by at most ``4 u``): at least the largest privacy loss
     of a pair at Hamming distance ``d`` (the ratio of one report is at most ``(p/q)^d``), where its ``δ`` is 0."""

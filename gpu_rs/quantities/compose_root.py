@@ -6,7 +6,7 @@ import numpy as np
 
 from gpu_rs.common.floats import UNIT
 from gpu_rs.common.limits import MAX_TILT_TERMS
-from gpu_rs.engine.atoms import largest_loss
+from gpu_rs.engine.atoms import eps_top
 from gpu_rs.engine.bounds import ErrorBudget
 from gpu_rs.pairs.compose_pairs import NULL, LossPmf
 from gpu_rs.pairs.compose_sides import Side
@@ -123,4 +123,4 @@ def krand_composition(covers: AllKrand, rel_width: float, abs_width: float) -> C
     """``scope="all"`` with ``k`` reports per user as a composition: the ``k``-fold dominating pair above,
     the pair of equal laws below (``δ`` of ``R_k``'s own pair is not computed: docs/composition.md §2)."""
     pairs: Pairs = {name: [((covers.pmf, NULL), covers.k)] for name in ("forward", "reverse")}
-    return Composition(pairs, rel_width, abs_width, largest_loss(covers.k * covers.bits, covers.q))
+    return Composition(pairs, rel_width, abs_width, eps_top(covers.k * covers.bits, covers.q))

@@ -13,7 +13,7 @@ from gpu_rs.common.limits import MAX_SEARCH_SECONDS, PROFILE_SEARCH_SECONDS
 from gpu_rs.common.provenance import provenance
 from gpu_rs.common.serialize import ToDict
 from gpu_rs.common.validation import MAX_EPS, Problem, check_closed_open, check_int, check_k, check_open, check_scope
-from gpu_rs.engine.atoms import largest_loss
+from gpu_rs.engine.atoms import eps_top
 from gpu_rs.engine.pipeline import Plan, plan_terms
 from gpu_rs.pairs.scopes import scope_for
 from gpu_rs.pairs.scopes.all_krand import AllKrand
@@ -72,8 +72,8 @@ class PrivacyProfile(ToDict, Plotted):
 
     @property
     def eps_top(self) -> float:
-        """``L log((1 − q)/q)`` raised by 8 ulp: at least the largest privacy loss of one report (``δ = 0`` beyond)."""
-        return largest_loss(self.bits, self.q)
+        """``L log((1 − q)/q)``: the largest privacy loss of one report, beyond which ``δ = 0``."""
+        return eps_top(self.bits, self.q)
 
     def to_dp_accounting(self, **options: Any) -> Any:
         """A pessimistic dp_accounting ``PrivacyLossDistribution`` built from the certified upper ``δ(ε)``.

@@ -23,7 +23,7 @@ import numpy as np
 
 from gpu_rs.common.floats import UNIT
 from gpu_rs.common.limits import MAX_TILT_TERMS
-from gpu_rs.engine.atoms import largest_loss
+from gpu_rs.engine.atoms import eps_top
 from gpu_rs.engine.bounds import Bounds, ErrorBudget
 from gpu_rs.engine.pipeline import Plan
 from gpu_rs.pairs import krand
@@ -53,7 +53,7 @@ class _Proven:
 
     @property
     def eps_top(self) -> float:
-        return largest_loss(self.bits, self.q)
+        return eps_top(self.bits, self.q)
 
     def delta(self, eps: Any) -> list[Any]:
         return [
