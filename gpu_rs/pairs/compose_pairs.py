@@ -29,35 +29,11 @@ import numpy as np
 
 from gpu_rs.common.floats import UNIT
 from gpu_rs.engine.laws import Law, exact_law, log_fraction
-from gpu_rs.pairs.profile_grid import DISCRETIZATION, Grid
-
-Point = tuple[Fraction, Fraction]
+from gpu_rs.pairs.profile_grid import DISCRETIZATION, Grid, Point, lam, lower_hull
 
 MAX_LOSS = 600.0
 """Grids of these pairs end at or below this ``ε`` (``e^ε`` stays a float); beyond the last point the
 dominating curve is its last value, still above ``δ`` (``δ`` is nonincreasing)."""
-
-
-def lam(eps: np.ndarray, up: bool) -> list[Fraction]:
-    """``e^ε`` rounded outwards (up or down), as exact rationals."""
-    return [Fraction(float(v)) for v in np.exp(eps) * ((1.0 + 8.0 * UNIT) if up else (1.0 - 8.0 * UNIT))]
-
-
-def lower_hull(points: list[Point]) -> list[Point]:
-    """The vertices of the greatest convex minorant of ``points`` (exact), left to right."""
-    best: dict[Fraction, Fraction] = {}
-    for x, y in points:
-        best[x] = min(y, best.get(x, y))
-    hull: list[Point] = []
-    for p in sorted(best.items()):
-        while len(hull) >= 2:
-            (x1, y1), (x2, y2) = hull[-2], hull[-1]
-            if (y2 - y1) * (p[0] - x1) >= (p[1] - y1) * (x2 - x1):  # hull[-1] on or above the chord
-                hull.pop()
-            else:
-                break
-        hull.append(p)
-    return hull
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,11 @@ with ``scope``, ``eps_top``, ``rel_width`` and ``delta(eps)`` returning values w
 
 from __future__ import annotations
 
+import math
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -27,6 +30,52 @@ DELTA_FLOOR = 1e-15
 """The grid ends where the certified upper ``δ`` falls to this (or stops falling)."""
 SCAN = 16
 """Points ``ε₀ 2^−j``, ``j < SCAN``, scanned for the end of the grid."""
+
+Point = tuple[Fraction, Fraction]
+
+
+def lam(eps: np.ndarray, up: bool) -> list[Fraction]:
+    """``e^ε`` rounded outwards (up or down), as exact rationals."""
+    return [Fraction(float(v)) for v in np.exp(eps) * ((1.0 + 8.0 * UNIT) if up else (1.0 - 8.0 * UNIT))]
+
+
+def lower_hull(points: list[Point]) -> list[Point]:
+    """The vertices of the greatest convex minorant of ``points`` (exact), left to right."""
+    best: dict[Fraction, Fraction] = {}
+    for x, y in points:
+        best[x] = min(y, best.get(x, y))
+    hull: list[Point] = []
+    for p in sorted(best.items()):
+        while len(hull) >= 2:
+            (x1, y1), (x2, y2) = hull[-2], hull[-1]
+            if (y2 - y1) * (p[0] - x1) >= (p[1] - y1) * (x2 - x1):  # hull[-1] on or above the chord
+                hull.pop()
+            else:
+                break
+        hull.append(p)
+    return hull
+
+
+def convex(eps: np.ndarray, uppers: np.ndarray) -> np.ndarray:
+    """Above the true ``δ`` at each ``ε`` and a pair's curve: the greatest convex minorant in ``λ = e^ε`` of
+    ``(0, 1)`` and the points ``(λ_i rounded up, u_i)``, at each ``λ_i`` rounded down, rounded up to a float.
+
+    ``δ`` is convex, nonincreasing and below every point (``u_i >= δ(λ_i) >= δ(λ_i up)``), so below that
+    minorant, which is nonincreasing: its value at ``λ_i`` rounded down is at least ``δ(λ_i)``. Raw upper
+    values need not be convex (the least of several proven bounds); their chords would give
+    connect-the-dots masses that are no pair's (summing past 1, which composes to nonsense).
+    """
+    points = zip(lam(eps, True), [Fraction(float(u)) for u in uppers], strict=True)
+    hull = lower_hull([(Fraction(0), Fraction(1)), *points])
+    xs = [x for x, _ in hull]
+    out = np.empty(len(eps))
+    for i, x in enumerate(lam(eps, False)):
+        j = min(max(1, bisect_right(xs, x)), len(xs) - 1)
+        (x0, y0), (x1, y1) = hull[j - 1], hull[j]
+        v = y1 if x >= x1 else y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+        f = float(v)
+        out[i] = f if f >= v else math.nextafter(f, math.inf)
+    return out
 
 
 def _uppers(profile: Any, found: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
@@ -53,13 +102,14 @@ def one_order(steps: np.ndarray, discretization: float, own: np.ndarray, other: 
     """``(rounded_epsilons, deltas)`` on ``−steps[::-1], …, steps`` for one order.
 
     ``own`` bounds this order at ``+steps · discretization``, ``other`` the reverse order there;
-    at ``−t`` this order is ``1 − e^{−t} + e^{−t} δ_other(t)``, rounded up.
+    at ``−t`` this order is ``1 − e^{−t} + e^{−t} δ_other(t)``, rounded up; the values are then made
+    one pair's curve (:func:`convex`).
     """
     t = steps * discretization
     below = np.minimum(1.0, (-np.expm1(-t) + np.exp(-t) * other) * (1.0 + 8.0 * UNIT) + FLOOR)
     rounded = np.concatenate([-steps[::-1], steps])
     deltas = np.clip(np.concatenate([below[::-1], own]), 0.0, 1.0)
-    return rounded, np.minimum.accumulate(deltas)
+    return rounded, convex(rounded * discretization, np.minimum.accumulate(deltas))
 
 
 @dataclass(frozen=True)
