@@ -304,16 +304,23 @@ def weight_background(L: int, per_weight: dict[int, int]) -> Background:
     return Background(L, users)
 
 
-def lam_grid(ratio: float, points: int) -> np.ndarray:
-    """e^ε on a grid: ε′ − ε from 1.5 down to 0.01 geometrically, then ε′ = log ``ratio`` (floats; the
-    grid is the floats themselves, ε their logarithms)."""
+OUTER_GAPS = (3.0, 1.5, 0.8, 0.5, 0.3, 0.005, 0.002, 0.001)
+"""Gaps ε′ − ε always on the grid, around the dense part (they only guard its ends)."""
+
+
+def lam_grid(ratio: float, points: int, gaps: tuple[float, float] = (0.2, 0.01)) -> np.ndarray:
+    """e^ε on a grid: ``points`` gaps ε′ − ε from ``gaps[0]`` down to ``gaps[1]`` geometrically with the
+    OUTER_GAPS outside that range, then e^ε′ = ``ratio`` (floats; the grid is the floats themselves, ε
+    their logarithms)."""
     e1 = math.log(ratio)
-    return np.append(np.exp(e1 - np.geomspace(1.5, 0.01, points)), ratio)
+    inner = np.geomspace(*gaps, points)
+    outer = [g for g in OUTER_GAPS if not gaps[1] <= g <= gaps[0]]
+    return np.append(np.exp(e1 - np.sort(np.concatenate([inner, outer]))[::-1]), ratio)
 
 
 def tail_floor(delta: Sequence[float], lams: Sequence[float], ratio: float) -> float:
-    """A lower bound on inf over every ε < ε′ = log ``ratio`` of δ(ε) / (1 − e^{ε − ε′}), from lower
-    bounds ``delta`` on a nonincreasing δ at the increasing grid ``lams`` of e^ε, whose last point is
+    """A lower bound on inf over every ε < ε′ of δ(ε) / (1 − e^{ε − ε′}), for every e^ε′ ≤ ``ratio``, from
+    lower bounds ``delta`` on a nonincreasing δ at the increasing grid ``lams`` of e^ε, whose last point is
     ``ratio``: on [ε_j, ε_{j+1}] the ratio is at least δ(ε_{j+1}) / (1 − λ_j/ratio), below ε_0 at least
     δ(ε_0). Exact rationals, rounded down."""
     lams = [Fraction(v) for v in lams]
@@ -452,38 +459,38 @@ def floors(
     return Floors(lams, ratio, out, passes)
 
 
-def pooled_tail(N: int, q: float, bg: Background, ratio: float, points: int, levels: Sequence[int] = LEVELS) -> float:
+def pooled_tail(
+    N: int, q: float, bg: Background, ratio: float, lams: np.ndarray, levels: Sequence[int] = LEVELS
+) -> float:
     """The certified floor of the tail that the blanket, the clone bounds and the cross-cloned pools can
     certify together at ``bg`` (the least of the blanket's and the pools' tail floors)."""
-    return floors(N, q, lam_grid(ratio, points), bg, ratio, ("blanket", "cross-cloned"), levels).tails()[
-        "pooled (least)"
-    ]
+    return floors(N, q, lams, bg, ratio, ("blanket", "cross-cloned"), levels).tails()["pooled (least)"]
 
 
 def bisect_q(
-    N: int, bg: Background, ratio: float, eta: float, lo: float, hi: float, points: int, tol: float = 1e-3
+    N: int, bg: Background, ratio: float, eta: float, lo: float, hi: float, lams: np.ndarray, tol: float = 1e-3
 ) -> tuple[float, float, dict[float, float]]:
     """(q_lo, q_hi, floors): the pooled tail floor exceeds ``eta`` at q_lo and not at q_hi (bisection to
     ``tol``). Every pooled bound, computed exactly, does not increase with q at a fixed background, so
     the floor at q_lo rules out certifying ``eta`` at every q ≤ q_lo."""
-    seen = {q: pooled_tail(N, q, bg, ratio, points) for q in (lo, hi)}
+    seen = {q: pooled_tail(N, q, bg, ratio, lams) for q in (lo, hi)}
     if not (seen[lo] > eta >= seen[hi]):
         raise ValueError(f"the floor does not cross {eta} between {lo} and {hi}: {seen}")
     while hi - lo > tol:
         mid = round((lo + hi) / 2, 6)
-        seen[mid] = pooled_tail(N, mid, bg, ratio, points)
+        seen[mid] = pooled_tail(N, mid, bg, ratio, lams)
         lo, hi = (mid, hi) if seen[mid] > eta else (lo, mid)
     return lo, hi, seen
 
 
-def climb(N: int, L: int, q: float, per_weight: list[int], ratio: float, points: int, step: int) -> list[int]:
+def climb(N: int, L: int, q: float, per_weight: list[int], ratio: float, lams: np.ndarray, step: int) -> list[int]:
     """A local search over backgrounds spread evenly by weight: move ``step`` vector-sets of users
     between two weights while the coarse pooled tail floor (one level) grows. Only a search: its
     answer is then floored at every level."""
 
     def score(spec: list[int]) -> float:
         bg = weight_background(L, dict(enumerate(spec)))
-        return pooled_tail(N, q, bg, ratio, points, LEVELS[:1])
+        return pooled_tail(N, q, bg, ratio, lams, LEVELS[:1])
 
     best, val = list(per_weight), score(per_weight)
     improved = True
@@ -509,7 +516,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("L", type=int)
     ap.add_argument("q", type=float, nargs="+")
     ap.add_argument("--ratio", type=float, default=2.0, help="λ′ = e^ε′ of the tail, taken as the exact float")
-    ap.add_argument("--points", type=int, default=40, help="values of ε below log(ratio)")
+    ap.add_argument("--log-ratio", type=float, help="ε′ instead: the float one step above exp(ε′), at least e^ε′")
+    ap.add_argument("--points", type=int, default=80, help="values of ε′ − ε in the dense range")
+    ap.add_argument("--gaps", type=float, nargs=2, default=(0.2, 0.01), help="the dense range of ε′ − ε")
     ap.add_argument("--kinds", nargs="+", default=["blanket", "cross-cloned"])
     ap.add_argument(
         "--backgrounds",
@@ -521,14 +530,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--bisect", action="store_true", help="bisect q between the two values given for the pooled floor")
     ap.add_argument("--climb", type=int, default=0, help="first search backgrounds, moving this many vector-sets")
     args = ap.parse_args(argv)
-    lams = lam_grid(args.ratio, args.points)
+    if args.log_ratio is not None:
+        args.ratio = math.nextafter(math.exp(args.log_ratio), math.inf)
+    lams = lam_grid(args.ratio, args.points, tuple(args.gaps))
     specs = [[int(c) for c in spec.split(",")] for spec in args.backgrounds]
     if args.climb:
-        specs = [climb(args.N, args.L, args.q[0], spec, args.ratio, args.points, args.climb) for spec in specs]
+        specs = [climb(args.N, args.L, args.q[0], spec, args.ratio, lams, args.climb) for spec in specs]
     if args.bisect:
         for spec in specs:
             bg = weight_background(args.L, dict(enumerate(spec)))
-            lo, hi, seen = bisect_q(args.N, bg, args.ratio, args.eta, args.q[0], args.q[-1], args.points)
+            lo, hi, seen = bisect_q(args.N, bg, args.ratio, args.eta, args.q[0], args.q[-1], lams)
             steps = "  ".join(f"q={q}: {v:.4g}" for q, v in sorted(seen.items()))
             print(
                 f"users per weight {','.join(map(str, spec))}: floor > {args.eta} up to q = {lo}, "
