@@ -460,25 +460,42 @@ def floors(
 
 
 def pooled_tail(
-    N: int, q: float, bg: Background, ratio: float, lams: np.ndarray, levels: Sequence[int] = LEVELS
+    N: int,
+    q: float,
+    bg: Background,
+    ratio: float,
+    lams: np.ndarray,
+    levels: Sequence[int] = LEVELS,
+    blanket_only: bool = False,
 ) -> float:
     """The certified floor of the tail that the blanket, the clone bounds and the cross-cloned pools can
-    certify together at ``bg`` (the least of the blanket's and the pools' tail floors)."""
+    certify together at ``bg`` (the least of the blanket's and the pools' tail floors), or that the
+    blanket and the clone bounds (the default curve) can certify."""
+    if blanket_only:
+        return floors(N, q, lams, bg, ratio, ("blanket",), levels).tails()["blanket"]
     return floors(N, q, lams, bg, ratio, ("blanket", "cross-cloned"), levels).tails()["pooled (least)"]
 
 
 def bisect_q(
-    N: int, bg: Background, ratio: float, eta: float, lo: float, hi: float, lams: np.ndarray, tol: float = 1e-3
+    N: int,
+    bg: Background,
+    ratio: float,
+    eta: float,
+    lo: float,
+    hi: float,
+    lams: np.ndarray,
+    tol: float = 1e-3,
+    blanket_only: bool = False,
 ) -> tuple[float, float, dict[float, float]]:
     """(q_lo, q_hi, floors): the pooled tail floor exceeds ``eta`` at q_lo and not at q_hi (bisection to
     ``tol``). Every pooled bound, computed exactly, does not increase with q at a fixed background, so
     the floor at q_lo rules out certifying ``eta`` at every q ≤ q_lo."""
-    seen = {q: pooled_tail(N, q, bg, ratio, lams) for q in (lo, hi)}
+    seen = {q: pooled_tail(N, q, bg, ratio, lams, blanket_only=blanket_only) for q in (lo, hi)}
     if not (seen[lo] > eta >= seen[hi]):
         raise ValueError(f"the floor does not cross {eta} between {lo} and {hi}: {seen}")
     while hi - lo > tol:
         mid = round((lo + hi) / 2, 6)
-        seen[mid] = pooled_tail(N, mid, bg, ratio, lams)
+        seen[mid] = pooled_tail(N, mid, bg, ratio, lams, blanket_only=blanket_only)
         lo, hi = (mid, hi) if seen[mid] > eta else (lo, mid)
     return lo, hi, seen
 
@@ -528,6 +545,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     ap.add_argument("--eta", type=float, default=1e-3)
     ap.add_argument("--bisect", action="store_true", help="bisect q between the two values given for the pooled floor")
+    ap.add_argument("--blanket-only", action="store_true", help="bisect the blanket's floor (the default curve's)")
+    ap.add_argument("--tol", type=float, default=1e-3, help="the bisection's width in q")
     ap.add_argument("--climb", type=int, default=0, help="first search backgrounds, moving this many vector-sets")
     args = ap.parse_args(argv)
     if args.log_ratio is not None:
@@ -539,7 +558,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.bisect:
         for spec in specs:
             bg = weight_background(args.L, dict(enumerate(spec)))
-            lo, hi, seen = bisect_q(args.N, bg, args.ratio, args.eta, args.q[0], args.q[-1], lams)
+            lo, hi, seen = bisect_q(
+                args.N, bg, args.ratio, args.eta, args.q[0], args.q[-1], lams, args.tol, args.blanket_only
+            )
             steps = "  ".join(f"q={q}: {v:.4g}" for q, v in sorted(seen.items()))
             print(
                 f"users per weight {','.join(map(str, spec))}: floor > {args.eta} up to q = {lo}, "
