@@ -36,14 +36,21 @@ operation for underflow (gradual or flushed), charged as ABS per probability:
   classes): A + 2 roundings per report. Every 8 reports the ends holding at most TRIM of computed
   mass are dropped; the exact counterpart is a sub-measure, so tails computed from it are lower
   bounds on P′(E) and, with the dropped mass D added, upper bounds on P(E);
-- tails are cumulative sums (as many roundings as cells), combined with the changing user's class law.
+- tails are cumulative sums (one rounding per cell), combined with the changing user's class law.
 
-Then δ_stat(c) ≥ P̂′(1 − e) − e^ε (P̂(1 + e) + D) − (1 + e^ε) ABS, with e the bound at that count plus
-a margin for the final operations, and every sum of nonnegative products is multiplied by
-1 − 1.01 (terms + 2) u and rounded down. The floats only choose the tests and the grid; a poor
+Then δ_stat(c) ≥ (P̂′ − ABS)/(1 + e) − e^ε ((P̂ + ABS)(1 + e) + D), e the bound at that count, in
+exact rationals and rounded down, and every sum of nonnegative products is multiplied by
+1 − 1.01 (terms + 4) u and rounded down. The floats only choose the tests, θ and the grid; a poor
 choice can only make a floor smaller.
 
-    python scripts/pool_floor.py 1000 5 0.285 --ratio 2 --backgrounds 387,0,0,310,105,197
+*Monotone in q* (docs/worst-case.md §10.4): at a fixed background every pooled bound, computed
+exactly, does not increase with q, so a floor above η at q₀ rules out certifying η at every q ≤ q₀
+(``--bisect``).
+
+    python scripts/pool_floor.py 1000 5 0.285 --backgrounds 387,0,0,310,105,197 308,55,0,330,115,191
+    python scripts/pool_floor.py 1000 5 0.2987 0.3019 --points 160 --bisect --tol 0.0005 \
+        --backgrounds 308,55,0,330,115,191
+    python scripts/pool_floor.py 1000 5 0.1692 --log-ratio 2 --backgrounds 387,0,0,310,105,197
 """
 
 from __future__ import annotations
