@@ -4,8 +4,8 @@ A floor must stay below what it floors: each member's statistic below the member
 cross-cloned and blanket floors below the exact pooled bound E[g(C + 1)] of a small background
 (g by enumerating every output histogram, C's law in exact rationals), in each order; the two-type
 floor below the exact δ of a background on {x, x′}; the certified count laws on the right side of
-their exact values; and the float floor within 1e-12 below the same statistic computed in exact
-rationals.
+their exact values; the float floor within 1e-12 below the same statistic computed in exact
+rationals; and the tail floors below the tails gpu_rs certifies.
 """
 
 from __future__ import annotations
@@ -206,3 +206,17 @@ def test_tail_floor_is_below_the_best_step():
     assert floor >= 0.5 * truth
     with pytest.raises(ValueError, match="grid"):
         pf.tail_floor(delta(grid[:-1]), grid[:-1], 2.0)
+
+
+@pytest.mark.parametrize(("N", "q", "users"), [(40, 0.22, {0: 15, 3: 3, 5: 3, 6: 3, 7: 15}), (40, 0.3, {0: 39})])
+def test_floor_is_below_the_library_bounds(N, q, users):
+    """The pooled tail floor at one background stays below the tail that gpu_rs certifies with the
+    pools of §8.9 (L = 3, λ = 2), and the blanket's below the default curve's."""
+    from gpu_rs.pairs import every_pair
+
+    bg = pf.Background(3, users)
+    fl = pf.floors(N, q, pf.lam_grid(2.0, 20), bg, 2.0, ("blanket", "cross-cloned"), levels=(32, 128)).tails()
+    pooled = every_pair.Curve(N, 3, q, pools=True).tail(math.log(2.0)).bound
+    default = every_pair.curve(N, 3, q).tail(math.log(2.0)).bound
+    assert 0 < fl["pooled (least)"] <= pooled
+    assert fl["blanket"] <= default
