@@ -1311,8 +1311,9 @@ choose k and θ. Any event gives a lower bound, so a poor choice only lowers a f
 *Certified numerics.* Every law is a float array built from nonnegative numbers by + and ×, rounded to
 nearest. So each entry is its exact value times a factor within [(1 + u)^{−n}, (1 + u)^n], where
 u = 2⁻⁵³ and n is the number of roundings on its longest path; (1 + u)^n − 1 ≤ 1.01 nu for nu ≤ 10⁻³.
-Underflow adds at most 2⁻¹⁰²² per operation, gradual or flushed. This is charged as 10⁻²⁸⁰ per
-probability, and a value under 10⁻²⁵⁰ is charged 0 where a lower bound is needed.
+Underflow adds at most 2⁻¹⁰²² per operation, gradual or flushed, carried through later steps by laws of
+mass at most 1 + 10⁻⁹. It is charged as 10⁻²⁸⁰ per probability (no computation here comes near 10²⁵
+operations), and a value under 10⁻²⁵⁰ is charged 0 where a lower bound is needed.
 
 - One report's class laws (M(x), M(x′), M(y*), U) are exact rationals of the float q, rounded once
   (Python's float of a Fraction rounds to nearest). None is subnormal (checked).
@@ -1375,7 +1376,7 @@ background 308, 55, 0, 330, 115, 191 with 160 gaps (`--bisect`, 6.4 min):
 
 The pools of §8.9 certify 10⁻³ from q = 0.3019 on (§8.9, *Calibration barely moves*). So Hoeffding's step,
 the linear program's class averages and the lattice together cost at most q ∈ (0.2995, 0.3019) at this
-setting. Their floor at 0.3019 (0.00066) is consistent with that.
+setting. The floor at 0.3019 (0.00066) is consistent with that.
 
 For the default curve's forms (the blanket and the clone bounds, without pools), the blanket's floor
 (80 gaps) is 0.001018 at q = 0.30335 and 0.0009703 at 0.303625. So **no bound of those forms certifies
@@ -1390,10 +1391,11 @@ columns):
 | 1,000, 5, 0.2446, 2 | 387, 0, 0, 310, 105, 197 | 0.1532 | 0.1279 | 0.2304, 0.2086 | 0.007065 |
 | 1,000, 5, 0.1692, e² | 387, 0, 0, 310, 105, 197 | 0.3808 | 0.07384 | 0.5365, 0.2878 (d = 4) | 0.006344 |
 | 5,000, 5, 0.1778, 2 | 1939, 0, 0, 1550, 525, 985 | 0.3069 | 0.1835 | 0.4489, 0.4489 | 0.04476 |
+
 A floor holds at every background, so the largest one found counts. The other backgrounds tried give less:
 308, 55, 0, 330, 115, 191 gives 0.1195 and 0.06386 (N = 1000), and 1544, 275, 0, 1650, 575, 955 gives
 0.1701 (N = 5000). With all 999 users at x, λ = e² gives 0.01063. So at the seed's own q no pooled bound
-comes within 18× (N = 1000, λ = 2), 11× (λ = e²) or 4.1× (N = 5000) of the best pair known. The gap that
+comes within 18× (N = 1000, λ = 2), 11× (λ = e²) or 4× (N = 5000) of the best pair known. The gap that
 §8.5 attributes to shared components persists for cross-cloned pools. Each run took 25–60 s per
 background.
 
@@ -1401,8 +1403,7 @@ background.
 is at most 0.3, 0.1 or 0.01, the three tails subtracted; 16 gaps, 512 cells, 63 s). At the first
 background and q = 0.285, its certified floor is 0. The float measurement of the earlier round,
 1.3·10⁻²⁰, lies below what the trimming resolves: each cut may drop 10⁻²² of mass, and that is charged
-in full. A floor this small rules nothing out:
-whether the two-type pool reaches 0.285 is open. Its x- and x′-pools hold the 387 and the 197 users
+in full. A floor this small rules nothing out: whether the two-type pool reaches 0.285 is open. Its x- and x′-pools hold the 387 and the 197 users
 together, the mass a single-type pool cannot use, and 10.2 suggests that mixed pools are very private
 (δ(0.2) ≈ 7·10⁻⁴ at (666, 333), against 0.045 for the seed's pair). The adversary would then move users
 away from x′, and the pool's value there needs δ₂ computed (10.3).
