@@ -1079,15 +1079,24 @@ blanket is part of the default upper end since its lattice takes 0.1–0.2 s of 
 WORST_BACKGROUNDS = r"""
 ## 10. Toward the best pair known: worst backgrounds, two-type backgrounds, two-type pools (issue 32)
 
-**Status.** No new bound is in the product: the calibrated q at (N, L, λ, η) = (1000, 5, 2, 10⁻³) stays
+**Status.** No new bound is in the product. The calibrated q at (N, L, λ, η) = (1000, 5, 2, 10⁻³) stays
 0.3039 by default (0.3019 with the cross-cloned pools of §8.9), above the issue's 0.285. What this round
-adds: (10.1) the exhaustive search of the δ-worst background at larger N, (10.2) an exact likelihood ratio
-for two-type backgrounds and a Monte Carlo of their δ at the seed's L = 5 settings, (10.3) the two-type
-pool bound, proven, with what it still needs, and (10.4) floors: measured lower bounds on what a pooled
-bound can certify at a chosen background, by which cross-cloned homogeneous pools, even computed
-exactly, cannot reach q = 0.285 (measured in floats, 10 % margin). The scripts are `scripts/background_search.py`,
-`scripts/two_type.py` and `scripts/pool_floor.py`; tests/test_worst_background.py checks each against
-exhaustive enumeration (`oracles_pairs`).
+adds:
+
+- (10.1) the exhaustive search of the δ-worst background at larger N;
+- (10.2) an exact likelihood ratio for two-type backgrounds, and a Monte Carlo of their δ at the seed's
+  L = 5 settings;
+- (10.3) the two-type pool bound, proven, with what it still needs;
+- (10.4) certified floors: proven lower bounds on what a pooled bound can certify at a chosen
+  background, with every rounding charged against them.
+
+The floors prove that **no bound of the computed pooled forms certifies η = 10⁻³ at (1000, 5, λ = 2) at
+any q ≤ 0.2997**. The forms are the clone bounds, the graded blanket and the cross-cloned homogeneous
+pools, however exactly they are computed. Without pools (the default curve's forms) none certifies at
+any q ≤ 0.3033. So the issue's 0.285 needs another kind of bound (10.5). The scripts are
+`scripts/background_search.py`, `scripts/two_type.py` and `scripts/pool_floor.py`.
+tests/test_worst_background.py and tests/test_pool_floor.py check them against exhaustive enumeration
+(`oracles_pairs`) and exact rationals.
 
 ### 10.1 The δ-worst background at larger N (exhaustive)
 
@@ -1241,60 +1250,166 @@ orders. Three facts follow:
   over backgrounds: δ₂ depends on three counts, so §8.9's one-mean linear program does not apply as it
   stands. Neither is built; the route stays open.
 
-### 10.4 How low can pooled bounds go? Floors at one background
+### 10.4 How low can pooled bounds go? Certified floors at one background
 
-Every pooled bound (the blanket, §8.2; cross-cloned pools, §8.9; the two-type pool, 10.3) has the form
-E[δ_pool(counts)] with each count, user by user, at most a Poisson-binomial count of the largest
-feasible probabilities (κ_i = r^{h(y_i, y*)} into a y*-pool, (2q)^L into the blanket). So at one
-background and one pair, whatever the decomposition,
+A *floor* is a proven lower bound on what a bound can certify, however its numerics are refined.
+`scripts/pool_floor.py` computes floors of the pooled bounds at one background and one pair, with every
+rounding charged against the floor (below); tests/test_pool_floor.py checks them against exact rationals.
 
-- for a pool of one type: E[δ_pool(C)] ≥ Σ_blocks P(C̄ in block) δ_pool(block's upper end) (C ≤_st C̄,
-  δ_pool nonincreasing);
-- for the two-type pool: E[δ₂] ≥ (1 − Σ_g P(C̄_g > c_g)) δ₂(c) for any cut-offs c (union bound);
-- δ_pool(c) ≥ P′(E) − e^ε P(E) for any event E of the pool's output (data processing). We use
-  functions of the reports' numbers of ones: their total (an exact convolution) and the linear tests
-  E = {Σ_j f(t_j) > 0}, f = (w̄ − e^ε w)/ρ rounded to an integer lattice of 512 steps, ρ each pool law
-  and their mixture (for a homogeneous pool at x this is the likelihood-ratio test up to the rounding:
-  at (999 at x, 0.2446) it gives δ(0.2), δ(0.4), δ(0.6) ≥ 0.0437, 0.0102, 0.00154 against the Monte
-  Carlo's 0.0447, 0.0117, 0.0018);
-- the tail through §8.3 is at least min(floor(ε₀), min_j floor(ε_{j+1})/(1 − e^{ε_j − ε′})) over a grid
-  ε₀ < … < ε_n = ε′ (δ is nonincreasing in ε); here ε′ − ε₀ … ε′ − ε_{n−1} run geometrically from 1.5 to
-  0.01 in 40 steps.
+*What is floored.* Fix the pair x = 0…0 → x′ = 1…1 (d = L), a background y_1 … y_{N−1} and ε′ = log λ′.
+At d = L the every-pair curve's δ, with or without the pools of §8.9, is the least of the clone bound
+(§4), the stronger clone bound (§8.7, which is §4's pair at d = L), the graded clone (§8.1), the graded
+blanket (§8.2) and, with pools, §8.9's bound. Its tail is §8.3's step over finitely many gaps, then the
+largest over d (with pools, also the least with the default tail). Each of these δ is at least one of the
+following, in exact arithmetic and so also as computed (gpu_rs rounds every step outward):
 
-These are floats (the FFT's round-off is charged an allowance of 1e-13 per cell, not proven), so the
-floors are measurements, not certified claims. At (N, L, λ) = (1000, 5, 2), the pair 0…0 → 1…1
-(`python scripts/pool_floor.py 1000 5 0.285 --backgrounds …`; users per weight, spread evenly over the
-vectors of each weight):
+- B*(ε) = Σ_c P(Bin(N − 1, γ) = c) δ^U_{c+1}(ε), the graded blanket's exact value. Here δ^U_m is the δ of
+  one report of M(x) or M(x′) among m − 1 uniform ones, the same in both orders. The clone bounds are
+  never below it: §8.1 ("never above §4"), and §8.2 (the clone component lies inside the blanket, and
+  shared mass can only help).
+- P*(ε) = max over the two orders of min over every vector y* of E[g_{y*}(C_{y*} + 1)], with
+  C_{y*} = Σ_i Ber(r^{h(y_i, y*)}) and g exact (§8.9). §8.9's value t is at least P*, by this argument.
+  Its certificate passes only if every background, this one included, has a class c with
+  u_c(t) ≤ μ_c(w) and Ψ_c(u_c(t)) ≤ t. Some y* of class c has μ_{y*} ≥ μ_c(w), their average. Ψ_c(u)
+  bounds E[g(C + 1)] for every Poisson-binomial count of mean at least u (§8.9), with the computed g
+  above the exact one. So t ≥ E[g_{y*}(C_{y*} + 1)], in this order. The other order is the same
+  statement at the background with the bits of T complemented.
 
-| users at x | at weight 3 (10 vectors) | at weight 4 (5 vectors) | at x′ | blanket | cross-cloned pools (least over every y*) |
+B* and P* do not increase with ε: they are hockey-stick divergences, then expectations, minima and
+maxima of them. So the tail that either curve certifies at this pair is at least
+
+    T* = inf_{ε < ε′} min(B*(ε), P*(ε)) / (1 − e^{ε − ε′}) ≥ min(F_0, min_j F_{j+1} / (1 − λ_j/λ′))
+
+for lower bounds F_j ≤ min(B*, P*)(ε_j) on a grid λ_j = e^{ε_j} that increases to λ_n ≥ λ′. On
+[ε_j, ε_{j+1}], δ(ε) ≥ F_{j+1} and 1 − e^{ε − ε′} ≤ 1 − λ_j/λ′; below ε_0, δ ≥ F_0 and the denominator is
+at most 1. The grid has 80 (160 for q*, below) gaps ε′ − ε from 0.2 down to 0.01, spaced geometrically,
+plus 3, 1.5, 0.8, 0.5, 0.3, 0.005, 0.002 and 0.001. ε_j is defined as log λ_j of the float λ_j, and the
+step is taken in exact rationals. λ′ = 2 is a float; for λ′ = e² the float just above exp(2) is used,
+and it is at least e².
+
+*Monotone in q.* For q < q′ ≤ 1/2, M_{q′} is M_q followed by flipping each bit independently with
+probability (q′ − q)/(1 − 2q), which maps the uniform law to itself. So every member pair at q′ is a
+post-processing of the same member at q, and g_{y*}(m) and δ^U_m do not increase with q. The clone
+probabilities r^h and γ = (2q)^L grow with q, so the counts grow stochastically (couple user by user),
+and g does not increase with the count. Hence B*, P* and T* do not increase with q at a fixed background,
+and **a floor above η at q₀ shows that none of these bounds certifies η at any q ≤ q₀**.
+
+*Floors of δ.* For a pool of one law (U for the blanket, M(y*) for a cross-cloned pool),
+E[g(C + 1)] ≥ Σ_c P(C = c) g(c + 1) over the counts c that hold computed mass of at least 10⁻¹⁵; the
+other counts are charged 0. Data processing gives g(c + 1) ≥ P′(E) − e^ε P(E) for every event E of the
+pool's output, in each order. The events used are E_θ = {Σ_j k(z_j) > θ}:
+
+- k = round(h/s) is an integer function of a report's class (its ones among y*'s ones and among y*'s
+  zeros: up to 12 classes at L = 5);
+- h = (M(x′) − e^ε M(x))/M(y*) in the forward order (the reverse order swaps x and x′);
+- s is the range of h divided by 32, 128 or 512 cells (finer where the tail's floor binds);
+- θ is the best integer.
+
+For one law this is the likelihood-ratio test up to the rounding (δ = E[(Σ h)_+]/m, §8.5). Floats only
+choose k and θ. Any event gives a lower bound, so a poor choice only lowers a floor.
+
+*Certified numerics.* Every law is a float array built from nonnegative numbers by + and ×, rounded to
+nearest. So each entry is its exact value times a factor within [(1 + u)^{−n}, (1 + u)^n], where
+u = 2⁻⁵³ and n is the number of roundings on its longest path; (1 + u)^n − 1 ≤ 1.01 nu for nu ≤ 10⁻³.
+Underflow adds at most 2⁻¹⁰²² per operation, gradual or flushed, carried through later steps by laws of
+mass at most 1 + 10⁻⁹. It is charged as 10⁻²⁸⁰ per probability (no computation here comes near 10²⁵
+operations), and a value under 10⁻²⁵⁰ is charged 0 where a lower bound is needed.
+
+- One report's class laws (M(x), M(x′), M(y*), U) are exact rationals of the float q, rounded once
+  (Python's float of a Fraction rounds to nearest). None is subnormal (checked).
+- C's law is built Bernoulli by Bernoulli from r^h and 1 − r^h (exact rationals, each rounded once),
+  which is 3 roundings per user. A mass's lower bound is the computed mass times 1 − e − 4u. A tail's
+  upper bound (for the two-type pool) is the computed sum times (1 + e)(1 + 1.01(n + 8)u).
+- The law of Σ_j k(z_j) is built report by report, each entry a sum of at most A products (A classes):
+  A + 2 roundings per report. Every 8 reports, the ends that hold at most 10⁻²² of computed mass are
+  dropped. With the same cuts, the exact computation is a sub-measure of the true law. So its tails are
+  lower bounds for P′(E_θ), and, with the dropped mass D added, upper bounds for P(E_θ). D is
+  accumulated in exact rationals from the computed sums and their error.
+- The tails are cumulative sums (at most one rounding per cell), combined with the changing user's
+  class law. The bound (P̂′ − 10⁻²⁸⁰)/(1 + e) − e^ε((P̂ + 10⁻²⁸⁰)(1 + e) + D) is evaluated in exact
+  rationals and rounded down.
+- Σ_c m_c g_c is a sum of nonnegative products, added with `math.fsum`. It is multiplied by
+  1 − 1.01(n + 4)u and rounded down.
+
+*What changed.* Before this round the floors of this section were float measurements, for four reasons:
+
+- the statistic's laws were FFT convolutions, with an allowance of 10⁻¹³ per cell that was not proven;
+- the binomial masses came from SciPy, with no proven error;
+- each count was charged the δ at the upper end of its sixth of C's law (valid but loose);
+- the larger order was taken for each y* before the least over y*. The least over y* of the larger order
+  is not a lower bound, in general, on the larger order of the least over y*, which is what bounds the
+  pools. The cross-cloned floor now takes, for each order, the least over every y*, then the larger of
+  the two.
+
+Every count is now charged its own δ. So the certified floors are higher than the measured ones: at the
+first background below, 0.00487 against 0.0011.
+
+*Numbers at (N, L, λ) = (1000, 5, 2), the pair 0…0 → 1…1.* The users of each weight are spread evenly
+over the vectors of that weight. Each run takes 25–75 s per (background, q) on one core of the shared
+2-core machine (`python scripts/pool_floor.py 1000 5 0.285 --backgrounds 387,0,0,310,105,197 …`). At
+q = 0.285, with 80 gaps:
+
+| users at weight 0 (= x), 1, 2, 3, 4, 5 (= x′) | blanket (and clones) | cross-cloned pools (least over every y*) | measured before (float, blocks) |
+|---|---|---|---|
+| 387, 0, 0, 310, 105, 197 | 0.01298 | 0.004873 | 0.0011 |
+| 337, 0, 0, 310, 105, 247 | 0.01298 | 0.004439 | 0.00088 |
+| 437, 0, 0, 260, 105, 197 | 0.01298 | 0.002775 | 0.00138 |
+| 487, 0, 0, 210, 105, 197 | 0.01298 | 0.001584 | 0.00114 |
+| 537, 0, 0, 160, 105, 197 | 0.01298 | 0.000907 | 0.000619 |
+| 308, 55, 0, 330, 115, 191 | 0.01298 | 0.007949 | (not run) |
+
+The first background is §8.9's adversary at q = 0.2446, rounded to whole vectors; the next four move 50
+users between x, x′ and weight 3. The last is the best found by a local search (`--climb`) that moves
+one set of vectors at a time between two weights while the coarse floor grows. It started from the first
+background at q = 0.29 (20 gaps, steps of 2), then went on at q = 0.297 and at 0.2995 (40 gaps, steps of
+1); the last steps gained about 1 %. One more step at q = 0.2999 (80 gaps) moved 5 users from x to
+weight 1 (303, 60, 0, 330, 115, 191), and the search then stopped. The blanket's floor does not depend on the background. For
+comparison, the certified tails at q = 0.285 are 0.01371 by default and 0.01063 with the pools.
+
+**The stated value (proven): no bound of the computed pooled forms certifies η = 10⁻³ at
+(1000, 5, λ = 2) at any q ≤ 0.2997.** The forms are the clone bounds, the graded blanket and the
+cross-cloned homogeneous pools, however exactly they are computed. The evidence is the floor at the
+background 303, 60, 0, 330, 115, 191 with 160 gaps: **0.001023 at q = 0.2997** (56 s; 0.0009709 at
+q = 0.2999 with 80 gaps). Before it, the bisection at 308, 55, 0, 330, 115, 191 with 160 gaps
+(`--bisect`, 6.4 min) gave:
+
+| q | 0.2987 | 0.2995 | 0.2999 | 0.3003 | 0.3019 |
 |---|---|---|---|---|---|
-| 387 | 310 | 105 | 197 | 0.00951 | 0.0011 |
-| 337 | 310 | 105 | 247 | 0.00951 | 0.00088 |
-| 437 | 260 | 105 | 197 | 0.00951 | 0.00138 |
-| 487 | 210 | 105 | 197 | 0.00951 | 0.00114 |
-| 537 | 160 | 105 | 197 | 0.00951 | 0.000619 |
-(tail floors at q = 0.285, 40 values of ε below ln 2; the blanket's does not depend on the background)
+| pooled floor of the tail | 0.001207 | 0.001043 | 0.0009677 | 0.0008977 | 0.0006588 |
 
-**Cross-cloned homogeneous pools cannot reach q = 0.285.** The first background is §8.9's adversary
-rounded to whole vectors (there, at q = 0.2446: 382 at x, 197 at x′, 312 at weight 3 and 106 at
-weight 4); the others move 50 users between x, x′ and weight 3. At q = 0.285 the least over every y* of
-the pool bound, computed exactly and stepped to a tail by §8.3 at its best ε, is at least 0.00138 > 10⁻³ at the third background (0.0011 at the first).
-The every-pair curve with §8.9's pools takes, per ε, the least of the blanket, the clone bounds (never
-below the blanket in exact arithmetic, §8.2) and the pools, so it cannot certify η = 10⁻³ at q = 0.285
-at (1000, 5, λ = 2), however its numerics are refined (Hoeffding's step, the linear program and the
-lattice only add to it). Smaller q were not floored. The margin is 38 %, and the floor is a float measurement with the
-allowances above, so we state it as measured, not certified. With 20 values of ε instead of 40 the
-first background's floor is 0.00094: the grid's brackets cost about 15 %. **The blanket alone is
-floored at about 0.0095 there** (the certified default, `every_pair.curve(1000, 5, 0.285).tail(ln 2)`, is 0.0137; it
-certifies 10⁻³ from q = 0.3039 on).
+The pools of §8.9 certify 10⁻³ from q = 0.3019 on (§8.9, *Calibration barely moves*). So Hoeffding's step,
+the linear program's class averages and the lattice together cost at most q ∈ (0.2997, 0.3019) at this
+setting. The floor at 0.3019 (0.00066) is consistent with that.
 
-The two-type pool's floor at the first background, with the same tests, the cut-offs of 10.4 and 20
-values of ε, is 1.3·10⁻²⁰ (an earlier run with cruder statistics also put it far below 10⁻³ at "499 at
-x, 250 at weight 2, 250 at weight 3"). Its x- and x′-pools hold the 387 and the 197 together, the mass
-a single-type pool cannot use, and 10.2 suggests that mixed pools are very private (δ(0.2) ≈ 7·10⁻⁴
-at (666, 333) against 0.045 for the seed's pair). A floor only bounds from below, so this rules the
-two-type pool out but does not show it in: whether it reaches 0.285 is open, since the adversary would then move
-users away from x′, and the pool's value there needs δ₂ computed (10.3).
+For the default curve's forms (the blanket and the clone bounds, without pools), the blanket's floor
+(80 gaps) is 0.001018 at q = 0.30335 and 0.0009703 at 0.303625. So **no bound of those forms certifies
+10⁻³ at any q ≤ 0.3033**, against 0.3039 certified. The issue's 0.285 is out of reach of every form
+computed so far. There the floors are 0.0130 (blanket) and 0.0079 (pools), 8 to 13 times η.
+
+*The seed's other L = 5 settings*, at the q of §8.4 (80 gaps; the pooled floor is the least of the two
+columns):
+
+| N, L, q, λ | background (users per weight) | blanket floor | cross-cloned floor | certified: default, with pools | best pair known |
+|---|---|---|---|---|---|
+| 1,000, 5, 0.2446, 2 | 387, 0, 0, 310, 105, 197 | 0.1532 | 0.1279 | 0.2304, 0.2086 | 0.007065 |
+| 1,000, 5, 0.1692, e² | 387, 0, 0, 310, 105, 197 | 0.3808 | 0.07384 | 0.5365, 0.2878 (d = 4) | 0.006344 |
+| 5,000, 5, 0.1778, 2 | 1939, 0, 0, 1550, 525, 985 | 0.3069 | 0.1835 | 0.4489, 0.4489 | 0.04476 |
+
+A floor holds at every background, so the largest one found counts. The other backgrounds tried give less:
+308, 55, 0, 330, 115, 191 gives 0.1195 and 0.06386 (N = 1000), and 1544, 275, 0, 1650, 575, 955 gives
+0.1701 (N = 5000). With all 999 users at x, λ = e² gives 0.01063. So at the seed's own q no pooled bound
+comes within 18× (N = 1000, λ = 2), 11× (λ = e²) or 4× (N = 5000) of the best pair known. The gap that
+§8.5 attributes to shared components persists for cross-cloned pools. Each run took 25–60 s per
+background.
+
+*The two-type pool* (10.3; floors on the two-type counts, every count cut where its certified upper tail
+is at most 0.3, 0.1 or 0.01, the three tails subtracted; 16 gaps, 512 cells, 63 s). At the first
+background and q = 0.285, its certified floor is 0. The float measurement of the earlier round,
+1.3·10⁻²⁰, lies below what the trimming resolves: each cut may drop 10⁻²² of mass, and that is charged
+in full. A floor this small rules nothing out: whether the two-type pool reaches 0.285 is open. Its x- and x′-pools hold the 387 and the 197 users
+together, the mass a single-type pool cannot use, and 10.2 suggests that mixed pools are very private
+(δ(0.2) ≈ 7·10⁻⁴ at (666, 333), against 0.045 for the seed's pair). The adversary would then move users
+away from x′, and the pool's value there needs δ₂ computed (10.3).
 
 ### 10.5 What remains open, and the best conjecture
 
@@ -1304,14 +1419,25 @@ users away from x′, and the pool's value there needs δ₂ computed (10.3).
   10.1 and the issue's 284 cases (exhaustive, certified margins), and 10.2 at the seed's settings
   (Monte Carlo). If it were proven, the every-pair δ would be the maximum over homogeneous and
   two-vector backgrounds, near the δ route's ideal q ≈ 0.264 at (1000, 5, λ = 2).
+- **Pooled forms are nearly exhausted (proven, 10.4).** The clone bounds, the graded blanket and the
+  cross-cloned homogeneous pools cannot certify η = 10⁻³ at (1000, 5, λ = 2) at any q ≤ 0.2997, nor
+  without pools at any q ≤ 0.3033. Against the 0.3019 and 0.3039 certified, refining their numerics can
+  gain at most 0.0022 and 0.0006 in q. At the seed's own q their floors are 18× and 11× the best pair
+  known (N = 1000, λ = 2 and e²). Reaching 0.285 needs a bound that uses the background beyond one
+  shared law per pool.
 - **Certified δ for two-vector backgrounds at large N** (item 1): 10.2 gives the exact ratio but no
   certified sum.
-- **The two-type pool's value** (item 2): proven (10.3), not computed. Of the pooled forms tried it is
-  the only one that 10.4 does not rule out at q = 0.285.
-- **§8.4's columns for this round**: there is no new bound, so no new column; the evidence at the
-  seed's L = 5 settings is 10.2's table. At L = 8, 16 and 40 (N = 10⁷) nothing here was computed: the
-  exhaustive search stops at N = 60 (L = 2) and 12 (L = 3), and the Monte Carlo's ratio needs an
-  N-point transform per sample.
+- **The two-type pool's value** (item 2): proven (10.3), not computed. Of the pooled forms tried, it is
+  the only one that the floors of 10.4 do not rule out at 0.285: its certified floor there is 0.
+- **§8.4's columns.** This round adds no new bound. §8.4 already has the cross-cloned pools' column,
+  with its time, for the seed's L = 5 settings and for L = 8, 16 and 40 (issue 29). The floors of 10.4
+  are lower bounds on what a form can certify, not bounds, so they are not a column there. The floors
+  at the seed's L = 5 settings are in 10.4's last table. At L = 8, 16 and 40 (N = 10⁷) they were not
+  computed. Their clone counts run to 10⁵ and more (about 500 at L = 5), a report has up to 81 classes
+  (L = 16) or 441 (L = 40) instead of 12, and the lattice's work grows about as the count to the power
+  1.5 times the classes: far beyond minutes. Nothing else in this section reaches those settings either: the
+  exhaustive search stops at N = 60 (L = 2) and 12 (L = 3), and the Monte Carlo's ratio needs an N-point
+  transform per sample.
 """
 HETEROGENEOUS_READING = """\
 So the family's maximum is **not** the maximum over every pair: mixed backgrounds (zeros and ones, as for

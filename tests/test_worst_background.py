@@ -4,8 +4,8 @@
   exact δ of the same pair enumerated by ``oracles_pairs.pair_delta``.
 - ``scripts/two_type.py``: the likelihood ratio of two-type backgrounds (a users at 0…0, b at 1…1)
   from the tilted posterior count, against the exact ratio of every output histogram.
-- ``scripts/pool_floor.py``: the δ of a statistic of a pool is never above the pool's own δ (data
-  processing), checked where the pool is a real collection (users at x and x′, or at one vector).
+
+``scripts/pool_floor.py`` is checked in tests/test_pool_floor.py.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import pytest
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "scripts"))
 
 import background_search
-import pool_floor
 import two_type
 
 
@@ -84,45 +83,3 @@ def test_two_type_monte_carlo_brackets_the_exact_delta():
         rev = op.pair_delta([*bg, "111"], [*bg, "000"], q, e)
         assert abs(f[j] - fwd) <= 4 * fs[j] + 1e-12
         assert abs(r[j] - rev) <= 4 * rs[j] + 1e-12
-
-
-@pytest.mark.parametrize(("a", "b", "ys"), [(3, 2, None), (0, 5, None), (5, 0, None), (5, 0, 3)])
-def test_pool_statistics_never_exceed_the_pool(a, b, ys):
-    """A pool of a reports of x = 000 and b of x′ = 111 (or of a reports of ys) is a real
-    background; each statistic's δ is at most the exact δ of the pair, both orders."""
-    L, q = 3, 0.2
-    eps = np.array([0.0, 0.4, 1.2])
-    cx, cxp = pool_floor.class_law(L, q, 0), pool_floor.class_law(L, q, L)
-    if ys is None:
-        pool = pool_floor.Pool(((a, cx), (b, cxp)), cx, cxp)
-        bg = ["000"] * a + ["111"] * b
-    else:
-        pool = pool_floor.Pool(((a, pool_floor.class_law(L, q, bin(ys).count("1"))),), cx, cxp)
-        bg = [bits(ys, L)] * a
-    exact = np.array(
-        [
-            max(op.pair_delta([*bg, "000"], [*bg, "111"], q, e), op.pair_delta([*bg, "111"], [*bg, "000"], q, e))
-            for e in eps
-        ]
-    )
-    low = pool.delta(eps)
-    assert np.all(low <= exact + 1e-12)
-    assert np.all(low >= 0.5 * exact)  # the statistics keep most of it here (a check that they are not vacuous)
-
-
-def test_tail_floor_is_below_the_best_step():
-    """The grid floor of §10.4 is at most min over every ε of δ(ε)/(1 − e^{ε − ε′}) for a
-    nonincreasing δ known everywhere, and it refuses a grid that does not end at ε′."""
-    e1 = math.log(2.0)
-
-    def delta(e):
-        return np.exp(-6.0 * np.asarray(e))
-
-    dense = np.linspace(-3.0, e1, 200_001)[:-1]
-    truth = float(np.min(delta(dense) / (1 - np.exp(dense - e1))))
-    grid = np.append(e1 - np.geomspace(1.5, 0.01, 20), e1)
-    floor = pool_floor.tail_floor(delta(grid), grid, 2.0)
-    assert floor <= truth
-    assert floor >= 0.5 * truth
-    with pytest.raises(ValueError, match="eps"):
-        pool_floor.tail_floor(delta(grid[:-1]), grid[:-1], 2.0)
