@@ -27,8 +27,10 @@ curve is above the true ``δ``:
 - the grid is symmetric, negative ``ε`` read from the other order,
   ``δ_{P‖Q}(−t) = 1 − e^{−t} + e^{−t} δ_{Q‖P}(t)``; below the first point ``−t_m`` the curve
   is ``1 − λ (1 − u_{Q‖P}(t_m))``, above the true ``1 − λ (1 − δ_{Q‖P}(−ε))``;
-- dp_accounting clips negative masses to 0 (which only raises the curve) and takes a running
-  minimum of the ``u_i`` (still upper bounds, ``δ`` being nonincreasing).
+- the values handed over are the greatest convex minorant in ``λ`` of the points
+  (:func:`gpu_rs.pairs.profile_grid.convex`): still above the convex ``δ``, and one pair's curve, so
+  the pmf's masses are nonnegative and sum to 1 (raw upper ends under ``scope="all"``, the least of
+  several bounds, are not convex; their masses summed past 1 and composed to nonsense).
 
 ``pmf_remove`` is the seed's order ``δ_{P‖Q}`` (``P`` the law under ``D_m``), ``pmf_add`` the
 reverse ``δ_{Q‖P}``; ``get_epsilon_for_delta`` takes the larger. With ``scope="all"`` both
