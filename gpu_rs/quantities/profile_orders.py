@@ -158,13 +158,12 @@ class Order:
 class Profile:
     """The orders a scope needs, and the rules that turn them into ``δ`` and ``ε`` intervals.
 
-    ``δ`` comes first from the hinge expectations: exact sums at one bit
-    (:mod:`~gpu_rs.quantities.profile_one_bit`), exact enumeration where there are few count
-    vectors (:mod:`~gpu_rs.quantities.profile_enumeration`), otherwise one certified curve
-    (:mod:`~gpu_rs.quantities.profile_curve`); an order whose interval is still wider than asked is
-    recomputed under the tilted law (:meth:`HingeCurve.tilted`), then, with ``max_queries``, by the
-    tail-query routes of :class:`Order`, the intervals intersected. ``known_pair``: the lower end's pair where
-    :attr:`bound_only`, searched for about ``search_seconds`` (:meth:`~gpu_rs.pairs.scopes.base.Scope.known_deltas`).
+    ``δ`` comes first from the hinge expectations: exact sums at one bit (:mod:`~gpu_rs.quantities.profile_one_bit`),
+    exact enumeration where there are few count vectors (:mod:`~gpu_rs.quantities.profile_enumeration`), otherwise
+    one certified curve (:mod:`~gpu_rs.quantities.profile_curve`); an order whose interval is still wider than asked
+    is recomputed under the tilted law (:meth:`HingeCurve.tilted`), then, with ``max_queries``, by the tail-query
+    routes of :class:`Order`, the intervals intersected (not where ``decide`` is already decided).
+    ``known_pair``: the lower end's pair where :attr:`bound_only`, searched for ``search_seconds`` (``known_deltas``).
     """
 
     n: int
@@ -201,7 +200,6 @@ class Profile:
             both = len(self.orders) > 1
             found = self.hinge.deltas(np.asarray(eps), self.rel_width / 4, self.abs_width / 4, both=both)
             first = {name: list(zip(*(map(float, a) for a in found[name]), strict=True)) for name in self.orders}
-        # every pair (scope "all"): exact maxima where the scope has them, else proven upper ends
         exact, upper = self.covers.every_pair_deltas(np.array(eps), self.rel_width, self.abs_width, decide)
         worst: list[WorstDelta | None] = [None] * len(eps) if exact is None else list(exact)
         proven: list[float | None] = [None] * len(eps) if upper is None else [float(v) for v in upper]
@@ -209,7 +207,8 @@ class Profile:
         self.known_pair = self.known_pair if known is None else known.pair
         pairs = [None if known is None else known.at(i) for i in range(len(eps))]
         return [
-            self._one(e, {k: v[i] for k, v in first.items()}, proven[i], worst[i], pairs[i]) for i, e in enumerate(eps)
+            self._one(e, {k: v[i] for k, v in first.items()}, proven[i], worst[i], pairs[i], decide)
+            for i, e in enumerate(eps)
         ]
 
     def delta(self, eps: float) -> DeltaBound:
@@ -223,18 +222,19 @@ class Profile:
         proven: float | None,
         worst: WorstDelta | None,
         member: tuple[float, float] | None = None,
+        decide: float = 0.0,
     ) -> DeltaBound:
         found = {name: (*first[name], 0) for name in self.orders}
         for name in sorted(self.orders, key=lambda k: -first[k][1]):  # the larger δ first
             order, (lo, hi, queries) = self.orders[name], found[name]
-            # Each order needs the width the larger δ asks (the maximum of the two).
-            need = max(self.abs_width, self.rel_width * max(v[0] for v in found.values()))
-            if hi - lo > need and self.hinge is not None:  # the curve's absolute width: tilt
+            need = max(self.abs_width, self.rel_width * max(v[0] for v in found.values()))  # what the larger δ asks
+            decided = decide > 0.0 and not lo <= decide < hi  # a root finder's point: on one side of δ* already
+            if hi - lo > need and self.hinge is not None and not decided:  # the curve's absolute width: tilt
                 tilted = self.hinge.tilted(eps, name == "forward", self.rel_width / 2, need / 2)
                 if tilted is not None:
                     lo, hi = intersect(eps, (lo, hi), tilted)
                     need = max(need, self.rel_width * lo)
-            if hi - lo > need and self.max_queries > 0:
+            if hi - lo > need and self.max_queries > 0 and not decided:
                 o_lo, o_hi, queries = order.delta(eps, self.rel_width, self.abs_width, self.max_queries)
                 lo, hi = intersect(eps, (lo, hi), (o_lo, o_hi))
             found[name] = (lo, hi, queries)
