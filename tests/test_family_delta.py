@@ -120,3 +120,20 @@ def test_beyond_64_bits_the_members_are_not_searched():
 def test_no_member_at_one_bit_beyond_the_seed():
     found, lower, upper = family_delta.best_member(50, 1, 0.3, np.array([0.5, 1.0]), 1.0)
     assert found.best is None and not lower.any() and not upper.any()
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize(
+    ("member", "n", "q", "eps"),
+    [
+        (Member(12, 10, 0, 2), 3521539, 0.001, 35.400095516458165),
+        (Member(64, 63, 63, 1), 84245626, 0.4, 13.513316734572644),
+        (Member(24, 21, 0, 3), 8770355, 0.05, 68.86665404711894),
+        (Member(16, 11, 11, 5), 14, 0.1, 33.08246369661749),
+        (Member(8, 8, 0, 0), 20278, 0.001, 47.71075842641351),
+    ],
+)
+def test_members_near_the_float_range_answer(member, n, q, eps):
+    """Members a random sweep found raising inside the engine (fixed there: Law.log_mgf), no exception caught here."""
+    lo, hi = family_delta.member_delta(member, n, q, eps)
+    assert 0.0 <= lo <= hi <= 1.0

@@ -86,13 +86,10 @@ def _hinge(values: np.ndarray, probs: np.ndarray, rel: np.ndarray, n: int, upper
     keep = probs > 0.0
     law = Law(shifted[keep], np.log(probs[keep]), probs[keep], rel[keep])
     y = n * s  # errs by at most u n s: certified for every threshold in [y(1 − 2u), y(1 + 2u)]
-    try:
-        with np.errstate(over="ignore", invalid="ignore"):  # overflowing error terms: checked below
-            found = tilt.hinge(
-                SumLaw(((law, n),)), y * (1.0 - 2.0 * UNIT), y * (1.0 + 2.0 * UNIT), True, width, 0.0, MAX_TERMS, np
-            )
-    except (ArithmeticError, ValueError):  # laws beyond the engine's float range (extreme q, N and ε): no end
-        return None
+    with np.errstate(over="ignore", invalid="ignore"):  # overflowing error terms: checked below
+        found = tilt.hinge(
+            SumLaw(((law, n),)), y * (1.0 - 2.0 * UNIT), y * (1.0 + 2.0 * UNIT), True, width, 0.0, MAX_TERMS, np
+        )
     end = None if found is None else (found.upper if upper else found.lower)
     return end if end is not None and math.isfinite(end) else None
 
@@ -186,7 +183,7 @@ def member_delta(
 class Search:
     """The complement members evaluated at ``eps`` (``evaluated`` of ``members``, in ``seconds``): the seed's
     pair's larger certified lower end by this module (``seed``), and the best other member with its ``δ``
-    interval where its lower end is above that (``best``; else None)."""
+    interval where its lower end is above that (``best``; else None); ``skipped`` says why none was evaluated."""
 
     best: Member | None
     eps: float
@@ -196,14 +193,14 @@ class Search:
     evaluated: int
     members: int
     seconds: float
+    skipped: str = ""
 
     def note(self, n: int) -> str:
         """One sentence on the search, for a result's text."""
         head = f"{self.evaluated} of {self.members} complement members (docs/worst-case.md §9) evaluated at "
         head += f"eps={self.eps:.4g} in {self.seconds:.1f} s"
-        if not self.evaluated:
-            why = f"beyond {MAX_BITS} bits" if self.members > MAX_BITS * (MAX_BITS + 3) // 2 else "(search_seconds=0)"
-            return f"the {self.members} complement members (docs/worst-case.md §9) not searched {why}"
+        if self.skipped:
+            return f"the {self.members} complement members (docs/worst-case.md §9) not searched {self.skipped}"
         if self.best is None:
             return f"{head}: none above the seed's pair (delta >= {self.seed:.6g})"
         return f"{head}; the best: {self.best.describe(n)}, delta in [{self.lower:.6g}, {self.upper:.6g}]"
@@ -214,10 +211,11 @@ def search(n: int, bits: int, q: float, eps: float, seconds: float) -> Search:
     """The complement members' ``δ(eps)`` by certified lower end (the seed's pair, ``d = L``, first), within
     about ``seconds``; the best other member is kept where it beats the seed's pair here. None are evaluated
     where ``seconds <= 0`` or beyond :data:`MAX_BITS` bits."""
+    if seconds <= 0.0 or bits > MAX_BITS:
+        why = f"beyond {MAX_BITS} bits" if bits > MAX_BITS else "(search_seconds=0)"
+        return Search(None, eps, 0.0, 0.0, 0.0, 0, bits * (bits + 3) // 2, 0.0, why)
     start = time.perf_counter()
     every = complement_members(bits)
-    if seconds <= 0.0 or bits > MAX_BITS:
-        return Search(None, eps, 0.0, 0.0, 0.0, 0, len(every), 0.0)
     seed = [m for m in every if m.d == bits and m.a in (0, bits)]
     lows = {m: member_delta(m, n, q, eps, False, SEARCH_WIDTH)[0] for m in seed}
     for member in every:
