@@ -23,6 +23,7 @@ from gpu_rs.common.limits import (
     MAX_N,
     MAX_Q_TOL,
     MAX_RELEASES,
+    MAX_SEARCH_SECONDS,
     MIN_EPS,
     MIN_Q_TOL,
     MIN_REL_WIDTH,
@@ -196,6 +197,17 @@ def add_releases(p: argparse.ArgumentParser, what: str) -> None:
         default=1,
         metavar="T",
         help=f"{what}, 1 <= T <= {MAX_RELEASES} (docs/composition.md); default: 1",
+    )
+
+
+def add_search_seconds(p: argparse.ArgumentParser, what: str, default: str) -> None:
+    """``--search-seconds S``, checked as the API checks ``search_seconds``; ``what`` says what is searched."""
+    p.add_argument(
+        "--search-seconds",
+        type=checked("--search-seconds", between(0.0, MAX_SEARCH_SECONDS, closed=True)),
+        metavar="S",
+        help=f"with --scope all and bits >= 2: {what} for at most about S seconds, 0 <= S < "
+        f"{MAX_SEARCH_SECONDS:.0f} (0 skips it); default: {default}",
     )
 
 

@@ -15,15 +15,14 @@ from gpu_rs.cli.arguments import (
     add_releases,
     add_run_options,
     add_scope,
+    add_search_seconds,
     add_target,
-    between,
-    checked,
     given,
     short,
 )
 from gpu_rs.cli.output import EXIT_OK, fmt, interval, print_json
 from gpu_rs.cli.progress import Progress
-from gpu_rs.common.limits import MAX_SEARCH_SECONDS, PROFILE_SEARCH_SECONDS
+from gpu_rs.common.limits import PROFILE_SEARCH_SECONDS
 
 MAX_GRID = 10_000
 """Most values of ``eps`` in one ``--eps-grid``."""
@@ -99,13 +98,10 @@ def register(sub: Any) -> None:
         "--plot", type=output_file(".png"), metavar="FILE.png", help="plot delta(eps) to FILE.png (needs matplotlib)"
     )
     add_scope(p)
-    p.add_argument(
-        "--search-seconds",
-        type=checked("--search-seconds", between(0.0, MAX_SEARCH_SECONDS, closed=True)),
-        metavar="S",
-        help="with --scope all and bits >= 2: search the homogeneous backgrounds that hold the largest delta "
-        f"(docs/worst-case.md §9) for a larger lower end for at most about S seconds, 0 <= S < "
-        f"{MAX_SEARCH_SECONDS:.0f} (0 skips it; default {PROFILE_SEARCH_SECONDS:g})",
+    add_search_seconds(
+        p,
+        "search the homogeneous backgrounds that hold the largest delta (docs/worst-case.md §9) for a larger lower end",
+        f"{PROFILE_SEARCH_SECONDS:g}",
     )
     add_run_options(
         p,

@@ -11,6 +11,7 @@ from gpu_rs.cli.arguments import (
     add_rel_width,
     add_run_options,
     add_scope,
+    add_search_seconds,
     between,
     checked,
     eps_kwargs,
@@ -19,7 +20,7 @@ from gpu_rs.cli.arguments import (
 )
 from gpu_rs.cli.output import EXIT_OK, fmt, interval, op, print_json, relative_width, warn_unmet
 from gpu_rs.cli.progress import Progress
-from gpu_rs.common.limits import FAMILY_SECONDS, MAX_SEARCH_SECONDS, POOLS_SECONDS
+from gpu_rs.common.limits import FAMILY_SECONDS, POOLS_SECONDS
 
 
 def register(sub: Any) -> None:
@@ -39,14 +40,11 @@ def register(sub: Any) -> None:
         help="absolute width that is always good enough, 0 <= W < 1 (API default 1e-12)",
     )
     add_scope(p)
-    p.add_argument(
-        "--search-seconds",
-        type=checked("--search-seconds", between(0.0, MAX_SEARCH_SECONDS, closed=True)),
-        metavar="S",
-        help="with --scope all and bits >= 2: search the homogeneous backgrounds for the best pair known "
-        f"for at most about S seconds, 0 <= S < {MAX_SEARCH_SECONDS:.0f} (0 skips it; from {POOLS_SECONDS:g} on, "
-        f"the upper end also tries the cross-cloned pools; default: {FAMILY_SECONDS:g}, "
-        "where the engine evaluates members for a tenth of the screening's time; above it, for all of S)",
+    add_search_seconds(
+        p,
+        "search the homogeneous backgrounds for the best pair known",
+        f"{FAMILY_SECONDS:g}, where the engine evaluates members for a tenth of the screening's time; above it, "
+        f"for all of S; from {POOLS_SECONDS:g} on, the upper end also tries the cross-cloned pools",
     )
     add_run_options(p, json_help="print one JSON object (TailBound.to_dict()) on stdout")
     p.set_defaults(handler=run)
