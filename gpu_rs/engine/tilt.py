@@ -206,8 +206,13 @@ class Tilted:
             if look and keep is not None:
                 # E_θ[g] at each α lies in c ± (h + r + outside + tail) for any number of terms, so every upper
                 # end is at least f_up times its least value there and every lower end at most f_lo times its most
-                least = f_up * (c_up - h_up - r_up - outside - tails[0]) * (1.0 - 1e-9)
-                most = f_lo * (c_lo + h_lo + r_lo + outside + tails[1]) * (1.0 + 1e-9)
+                # (the differences' rounding charged to the size of their terms)
+                spread = [
+                    8.0 * UNIT * (abs(c) + h + r + outside + t)
+                    for c, h, r, t in ((c_up, h_up, r_up, tails[0]), (c_lo, h_lo, r_lo, tails[1]))
+                ]
+                least = f_up * (c_up - h_up - r_up - outside - tails[0] - spread[0]) * (1.0 - 1e-9)
+                most = f_lo * (c_lo + h_lo + r_lo + outside + tails[1] + spread[1]) * (1.0 + 1e-9)
                 if most <= keep[0] and least >= keep[1]:
                     rest = max(0.0, upper - lower - disc - trunc)
                     return TiltedHinge(lower, upper, disc, trunc, rest, terms, workspace_bytes(self.cache.size))
