@@ -162,3 +162,20 @@ def test_cli_profile_grid_csv_plot_json(tmp_path, capsys):
     ):
         assert cli_main([*base, *bad]) == 2
         assert capsys.readouterr().err.startswith("gpu-rs: error:")
+
+
+def test_the_same_question_again_gets_the_same_floats():
+    """A second pass at the same terms is served from ``Curve.last``: the floats of a fresh curve."""
+    n, q = 400, 0.2
+    at, law = _law(n, 1, q)
+    ys = np.linspace(0.8, 1.4, 5) * law.mean
+    asked = ("put", ys, 1e-12 * ys, 1e-6 * law.mean * np.ones_like(ys))
+    curve = Curve(law, ys.min(), ys.max(), 1e-18, at.value_error, 1 << 18, np)
+    first = curve.evaluate(*asked)
+    curve.evaluate("call", ys, 1e-12 * ys, 1e-9 * law.mean * np.ones_like(ys))  # the other kind between
+    again = curve.evaluate(*asked)
+    fresh = Curve(law, ys.min(), ys.max(), 1e-18, at.value_error, 1 << 18, np).evaluate(*asked)
+    assert curve.last["put"][1].lower is first.lower
+    for name in ("lower", "upper", "discretization", "truncation", "roundoff"):
+        assert np.array_equal(getattr(again, name), getattr(first, name))
+        assert np.array_equal(getattr(fresh, name), getattr(first, name))

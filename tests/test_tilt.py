@@ -106,3 +106,19 @@ def test_tilted_atoms_below_the_float_range_are_left_out_and_bounded():
     lo, hi = curve.tilted(eps, False, 1e-3, 1e-300)
     e_lo, e_hi = Enumerated(n, 6, q).delta(eps, False)
     assert lo <= e_hi and e_lo <= hi and hi - lo <= 1e-3 * lo
+
+
+def test_a_look_at_few_terms_settles_a_tilt_that_cannot_move_the_caller():
+    """(23623, 5, 0.01), reverse order near ε = 13: K(θ)'s error bound leaves the tilt far wider than the curve's
+    ``[0, 3e-5]``. With the tilt's terms spent, a look at few terms shows that no number of terms brings the upper
+    end below 3e-5 or the lower end above 1e-6, and the tilt is left as it was; a floor it could pass gets the
+    full answer."""
+    curve = HingeCurve(23623, 5, 0.01, 1 << 22, np)
+    assert curve.tilted(12.99, False, 5e-4, 1e-9) is not None  # a new tilt: its terms spent
+    near, terms, size = curve.tilts[False], curve.tilts[False].terms, curve.tilts[False].cache.size
+    full = curve.tilted(13.0, False, 5e-4, 1e-9)
+    looked = curve.tilted(13.0, False, 5e-4, 1e-9, keep=(1e-6, 3e-5))
+    assert full is not None and looked is not None and looked != full
+    assert min(full[1], looked[1]) >= 3e-5 and max(full[0], looked[0]) <= 1e-6
+    assert curve.tilts[False] is near and (near.terms, near.cache.size) == (terms, size)
+    assert curve.tilted(13.0, False, 5e-4, 1e-9, keep=(0.0, 3e-5)) == full  # a lower end above 0 is possible

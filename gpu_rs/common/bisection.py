@@ -5,15 +5,21 @@ from __future__ import annotations
 from collections.abc import Callable
 
 
-def bisect_true_end(
-    holds: Callable[[float], bool], lo: float, hi: float, *, tol: float = 0.0, steps: int = 200
-) -> float:
-    """The upper end of the last bracket ``(lo, hi]`` around the boundary of a predicate.
+def bisect_bracket(
+    holds: Callable[[float], bool],
+    lo: float,
+    hi: float,
+    *,
+    tol: float = 0.0,
+    rel_tol: float = 0.0,
+    steps: int = 200,
+) -> tuple[float, float]:
+    """The last bracket ``(lo, hi]`` around the boundary of a predicate.
 
     ``holds`` must be monotone on ``[lo, hi]``: false below some point, true above it, and
     true at ``hi`` (not checked here: the caller knows and says what it means if not).
-    The answer is always a point where ``holds`` is true (or ``hi`` itself), so a
-    calibration that keeps it errs on the safe side of the tolerance.
+    ``hi`` is always a point where ``holds`` is true (or ``hi`` itself), ``lo`` one where it is
+    false (or ``lo`` itself), so a calibration that keeps ``hi`` errs on the safe side of the tolerance.
 
     Parameters
     ----------
@@ -21,19 +27,19 @@ def bisect_true_end(
         The predicate, evaluated at midpoints.
     lo, hi : float
         The bracket, ``lo < hi``.
-    tol : float, optional
-        Stop when ``hi - lo <= tol``.
+    tol, rel_tol : float, optional
+        Stop when ``hi - lo <= max(tol, rel_tol * hi)``, ``hi`` the current upper end.
     steps : int, optional
         At most this many evaluations (a bisection on floats ends by itself after about
         1100 halvings; ``steps`` bounds the work).
 
     Returns
     -------
-    float
-        ``hi`` of the final bracket.
+    tuple of float
+        ``(lo, hi)`` of the final bracket.
     """
     for _ in range(steps):
-        if hi - lo <= tol:
+        if hi - lo <= max(tol, rel_tol * hi):
             break
         mid = 0.5 * (lo + hi)
         if mid <= lo or mid >= hi:
@@ -42,4 +48,11 @@ def bisect_true_end(
             hi = mid
         else:
             lo = mid
-    return hi
+    return lo, hi
+
+
+def bisect_true_end(
+    holds: Callable[[float], bool], lo: float, hi: float, *, tol: float = 0.0, steps: int = 200
+) -> float:
+    """``hi`` of :func:`bisect_bracket`'s final bracket: a point where ``holds`` is true (or ``hi`` itself)."""
+    return bisect_bracket(holds, lo, hi, tol=tol, steps=steps)[1]

@@ -152,12 +152,23 @@ class Tilted:
         return above == self.above and inside and near
 
     def hinge(
-        self, lo: float, hi: float, rel_width: float, abs_width: float, max_terms: int, payoff: str = "linear"
+        self,
+        lo: float,
+        hi: float,
+        rel_width: float,
+        abs_width: float,
+        max_terms: int,
+        payoff: str = "linear",
+        keep: tuple[float, float] | None = None,
     ) -> TiltedHinge | None:
         """Certified ``E[(Y − y)_+]`` (or the put) for every true ``y`` in ``[lo, hi]`` (see :func:`hinge`).
 
         ``payoff="exponential"`` (above the threshold only) certifies ``E[(1 − e^{y − Y})_+]`` instead
-        (:mod:`gpu_rs.engine.kernels`).
+        (:mod:`gpu_rs.engine.kernels`). ``keep = (floor, ceiling)``: a caller that only needs to know whether
+        the lower end can exceed ``floor`` or the upper end fall below ``ceiling``. Where this tilt's terms are
+        spent already (``max_terms`` reached before), a look at :data:`FIRST_TERMS` terms comes first; where it
+        shows that no number of terms could do either, its interval is returned (certified) and the
+        tilt is left as it was.
         """
         a, period, eta, theta, above = self.a, self.period, self.eta, self.theta, self.above
         if not (math.isfinite(a) and math.isfinite(period) and period > 0.0 and eta * eta > 0.0):
@@ -183,13 +194,30 @@ class Tilted:
         tails = [pay.beyond(T, period) for T in ends]
         outside = self.out * pay.variation * (1.0 + 1e-9)
         K = min(self.terms, max_terms)
+        look = keep is not None and self.terms >= max_terms > FIRST_TERMS  # the loop would stop at once: look first
         while True:
-            (c_up, h_up, r_up), (c_lo, h_lo, r_lo) = sums(self.xp, self.cache, K, alphas, pay, not above)
+            terms = FIRST_TERMS if look else K
+            (c_up, h_up, r_up), (c_lo, h_lo, r_lo) = sums(self.xp, self.cache, terms, alphas, pay, not above)
             upper = f_up * (c_up + h_up + r_up + outside + tails[0]) * (1.0 + 8.0 * UNIT)
             lower = max(0.0, f_lo * (c_lo - h_lo - r_lo - outside - tails[1]) * (1.0 - 8.0 * UNIT))
             disc = f_up * h_up + f_lo * h_lo
             trunc = f_up * (outside + tails[0]) + f_lo * (outside + tails[1])
             goal = max(abs_width, rel_width * lower)
+            if look and keep is not None:
+                # E_θ[g] at each α lies in c ± (h + r + outside + tail) for any number of terms, so every upper
+                # end is at least f_up times its least value there and every lower end at most f_lo times its most
+                # (the differences' rounding charged to the size of their terms)
+                spread = [
+                    8.0 * UNIT * (abs(c) + h + r + outside + t)
+                    for c, h, r, t in ((c_up, h_up, r_up, tails[0]), (c_lo, h_lo, r_lo, tails[1]))
+                ]
+                least = f_up * (c_up - h_up - r_up - outside - tails[0] - spread[0]) * (1.0 - 1e-9)
+                most = f_lo * (c_lo + h_lo + r_lo + outside + tails[1] + spread[1]) * (1.0 + 1e-9)
+                if most <= keep[0] and least >= keep[1]:
+                    rest = max(0.0, upper - lower - disc - trunc)
+                    return TiltedHinge(lower, upper, disc, trunc, rest, terms, workspace_bytes(self.cache.size))
+                look = False
+                continue
             if upper - lower <= goal or max_terms <= K:
                 self.terms = max(self.terms, K)
                 rest = max(0.0, upper - lower - disc - trunc)

@@ -21,11 +21,12 @@ import numpy as np
 from gpu_rs.common.limits import MAX_RELEASES
 from gpu_rs.common.provenance import provenance
 from gpu_rs.common.serialize import ToDict
-from gpu_rs.common.validation import MAX_EPS, check_int, check_open
+from gpu_rs.common.validation import check_int, check_open
 from gpu_rs.pairs.compose_pairs import MAX_LOSS, LossPmf, dominating, grid_span, lam, optimistic
 from gpu_rs.pairs.profile_grid import DISCRETIZATION, export_grid, grid_end
 from gpu_rs.quantities.compose_root import Composition
 from gpu_rs.quantities.profile import PrivacyProfile
+from gpu_rs.quantities.profile_calls import Calls
 from gpu_rs.quantities.profile_export import to_dp_accounting
 from gpu_rs.quantities.profile_plot import Plotted
 from gpu_rs.quantities.profile_results import DeltaBound
@@ -63,7 +64,7 @@ def _ends(found: DeltaBound, order: int) -> tuple[Fraction, Fraction]:
 
 
 @dataclass(frozen=True)
-class ComposedProfile(ToDict, Plotted):
+class ComposedProfile(ToDict, Calls, Plotted):
     """The certified privacy profile of ``times`` rounds of the releases ``profiles``.
 
     ``delta(ε)`` brackets the largest ``δ`` over the pairs the releases' scope covers (the upper
@@ -84,26 +85,12 @@ class ComposedProfile(ToDict, Plotted):
     evaluated: list[DeltaBound] = field(default_factory=list, repr=False, compare=False)
 
     bound_only = False
+    records_epsilon = False
 
     @property
     def title(self) -> str:
         """The setting, as a plot's title."""
         return f"{self.times} × [" + "; ".join(f"{s} ×{c}" for s, c in self.releases) + "]"
-
-    def delta(self, eps: float | Sequence[float] | np.ndarray) -> Any:
-        """Certified ``δ(ε)`` after every release: a :class:`DeltaBound`, or a tuple for an array of ``ε``."""
-        if np.ndim(eps) == 0:
-            found = self.engine.delta(check_open("eps", eps, 0.0, MAX_EPS))
-            self.evaluated.append(found)
-            return found
-        return tuple(self.delta(float(e)) for e in np.asarray(eps, dtype=float).ravel())
-
-    def epsilon(self, delta: float | Sequence[float] | np.ndarray, eps_tol: float = 1e-3) -> Any:
-        """Certified ``ε(δ)`` after every release: an :class:`EpsilonBound` (or a tuple of them)."""
-        eps_tol = check_open("eps_tol", eps_tol, 0.0, 1.0)
-        if np.ndim(delta) == 0:
-            return self.engine.epsilon(check_open("delta", delta, 0.0, 1.0), eps_tol)
-        return tuple(self.epsilon(float(d), eps_tol) for d in np.asarray(delta, dtype=float).ravel())
 
     def to_dp_accounting(self, **options: Any) -> Any:
         """A pessimistic dp_accounting PLD of the composed profile (:mod:`~gpu_rs.quantities.profile_export`)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpu_rs.common.bisection import bisect_bracket
 from gpu_rs.common.floats import UNIT
 from gpu_rs.common.limits import MAX_TILT_TERMS
 from gpu_rs.engine.atoms import eps_top
@@ -16,8 +17,6 @@ from gpu_rs.quantities.profile_results import DeltaBound, EpsilonBound
 
 LOOSE = 0.05
 """Relative width of the first try at each point of the root finder; narrowed where it cannot decide."""
-STEPS = 200
-"""Most bisection steps of each end (each halves its bracket)."""
 
 Pairs = dict[str, list[tuple[tuple[LossPmf, LossPmf], int]]]
 
@@ -95,24 +94,8 @@ class Composition:
                 f"delta must exceed the composed export's infinity mass, {floor:.3e}: got {delta!r} "
                 "(lower the profiles' delta_floor)"
             )
-        u_lo, hi = 0.0, self.top
-        for _ in range(STEPS):
-            if hi - u_lo <= eps_tol * hi:
-                break
-            mid = 0.5 * (u_lo + hi)
-            if self._decide(mid, delta, 0)[1] <= delta:
-                hi = mid
-            else:
-                u_lo = mid
-        lo, l_hi = 0.0, hi
-        for _ in range(STEPS):
-            if l_hi - lo <= eps_tol * hi:
-                break
-            mid = 0.5 * (lo + l_hi)
-            if self._decide(mid, delta, 1)[0] > delta:
-                lo = mid
-            else:
-                l_hi = mid
+        u_lo, hi = bisect_bracket(lambda e: self._decide(e, delta, 0)[1] <= delta, 0.0, self.top, rel_tol=eps_tol)
+        lo = bisect_bracket(lambda e: not self._decide(e, delta, 1)[0] > delta, 0.0, hi, tol=eps_tol * hi)[0]
         at_hi = self.delta(hi)
         at_lo = self.delta(lo) if lo > 0.0 else None
         met = hi - lo <= eps_tol * hi * (1.0 + 4.0 * UNIT)

@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
-
-import numpy as np
 
 from gpu_rs.common.backend import get_backend
 from gpu_rs.common.limits import MAX_SEARCH_SECONDS, PROFILE_SEARCH_SECONDS
 from gpu_rs.common.provenance import provenance
 from gpu_rs.common.serialize import ToDict
-from gpu_rs.common.validation import MAX_EPS, Problem, check_closed_open, check_int, check_k, check_open, check_scope
+from gpu_rs.common.validation import Problem, check_closed_open, check_int, check_k, check_open, check_scope
 from gpu_rs.engine.atoms import eps_top
 from gpu_rs.engine.pipeline import Plan, plan_terms
 from gpu_rs.pairs.scopes import scope_for
 from gpu_rs.pairs.scopes.all_krand import AllKrand
 from gpu_rs.quantities.compose_root import Composition, krand_composition
+from gpu_rs.quantities.profile_calls import Calls
 from gpu_rs.quantities.profile_export import to_dp_accounting
 from gpu_rs.quantities.profile_orders import Order, Profile
 from gpu_rs.quantities.profile_plot import Plotted
@@ -26,7 +24,7 @@ from gpu_rs.quantities.tail import DEFAULT_MAX_TERMS
 
 
 @dataclass(frozen=True)
-class PrivacyProfile(ToDict, Plotted):
+class PrivacyProfile(ToDict, Calls, Plotted):
     """The privacy profile of one setting; :meth:`delta` and :meth:`epsilon` compute on demand.
 
     Tail queries are cached, so later calls reuse the work of earlier ones. ``evaluated`` lists
@@ -44,31 +42,6 @@ class PrivacyProfile(ToDict, Plotted):
     engine: Profile | Composition = field(repr=False, compare=False)
     evaluated: list[DeltaBound] = field(default_factory=list, repr=False, compare=False)
     k: int = 1
-
-    def delta(self, eps: float | Sequence[float] | np.ndarray) -> Any:
-        """Certified ``δ(ε)``: a :class:`DeltaBound`, or a tuple of them for an array of ``ε``."""
-        if np.ndim(eps) == 0:
-            found = self.engine.delta(check_open("eps", eps, 0.0, MAX_EPS))
-            self.evaluated.append(found)
-            return found
-        grid = np.asarray(eps, dtype=float).ravel()
-        for e in grid:
-            check_open("eps", float(e), 0.0, MAX_EPS)
-        many = tuple(self.engine.deltas([float(e) for e in grid]))
-        self.evaluated.extend(many)
-        return many
-
-    def epsilon(self, delta: float | Sequence[float] | np.ndarray, eps_tol: float = 1e-3) -> Any:
-        """Certified ``ε(δ)``, the smallest ``ε`` with ``δ(ε) <= delta``: an :class:`EpsilonBound` (or a tuple).
-
-        Bisection stops when the interval is narrower than ``eps_tol`` times its upper end.
-        """
-        eps_tol = check_open("eps_tol", eps_tol, 0.0, 1.0)
-        if np.ndim(delta) == 0:
-            found = self.engine.epsilon(check_open("delta", delta, 0.0, 1.0), eps_tol)
-            self.evaluated.append(found.at_upper)
-            return found
-        return tuple(self.epsilon(float(d), eps_tol) for d in np.asarray(delta, dtype=float).ravel())
 
     @property
     def eps_top(self) -> float:

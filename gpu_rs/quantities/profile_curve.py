@@ -71,11 +71,15 @@ class HingeCurve:
             err = self.n * (lam * 4.0 * UNIT + self.w0 * (self.value_error + 4.0 * UNIT)) + 4.0 * UNIT * np.abs(y)
         return y, err
 
-    def tilted(self, eps: float, forward: bool, rel_width: float, abs_width: float) -> tuple[float, float] | None:
+    def tilted(
+        self, eps: float, forward: bool, rel_width: float, abs_width: float, keep: tuple[float, float] | None = None
+    ) -> tuple[float, float] | None:
         """Certified ``δ`` of one order at ``eps`` from the tilted law, or None where no tilt applies.
 
         The threshold's range and the atoms' relative error enter as in
-        :meth:`~gpu_rs.engine.curve.Curve.ends`: the call is scaled by ``1 ± v``.
+        :meth:`~gpu_rs.engine.curve.Curve.ends`: the call is scaled by ``1 ± v``. ``keep = (floor, ceiling)``
+        of ``δ``: for a caller that only asks whether the lower end can exceed ``floor`` or the upper end fall
+        below ``ceiling`` (:meth:`~gpu_rs.engine.tilt.Tilted.hinge`).
         """
         y, err = self._thresholds(np.array([float(eps)]), forward)
         if not (self.usable and math.isfinite(float(y[0] + err[0]))):
@@ -90,10 +94,12 @@ class HingeCurve:
             if near is None:
                 return None
             self.tilts[forward] = near
-        found = near.hinge(lo, hi, rel_width, abs_width / scale, self.tilt_terms)
+        grow, shrink = (1.0 + v, 1.0 - v) if forward else (1.0, 1.0)
+        if keep is not None:  # in hinge units, with room for the rounding of the scaling below
+            keep = (keep[0] / (scale * shrink) * (1.0 - 1e-9), keep[1] / (scale * grow) * (1.0 + 1e-9))
+        found = near.hinge(lo, hi, rel_width, abs_width / scale, self.tilt_terms, keep=keep)
         if found is None:
             return None
-        grow, shrink = (1.0 + v, 1.0 - v) if forward else (1.0, 1.0)
         return found.lower * scale * shrink * (1.0 - 8.0 * UNIT), found.upper * scale * grow * (1.0 + 8.0 * UNIT)
 
     def _solver(self, lo: float, hi: float, lowest: float, delta: float) -> Curve | HeavyCurve:

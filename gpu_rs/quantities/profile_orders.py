@@ -48,7 +48,7 @@ from gpu_rs.pairs.scopes.seed import seed_pair
 from gpu_rs.quantities.profile_curve import HingeCurve
 from gpu_rs.quantities.profile_enumeration import MAX_VECTORS, Enumerated, count_vectors
 from gpu_rs.quantities.profile_one_bit import delta_one_bit
-from gpu_rs.quantities.profile_results import DeltaBound, EpsilonBound
+from gpu_rs.quantities.profile_results import DeltaBound, EpsilonBound, intersect
 
 FIRST_STEP = 0.5
 """Spacing in ``log r`` of the first grid."""
@@ -60,13 +60,6 @@ ROOT_POINTS = 7
 """Points evaluated inside each bracket per round of the ``ε(δ)`` root finder."""
 ROOT_ROUNDS = 12
 """Rounds of the root finder: each narrows a bracket ``ROOT_POINTS + 1`` times (8¹² ≈ 7e10)."""
-
-
-def intersect(eps: float, a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
-    """The intersection of two certified intervals ``a`` and ``b`` for ``δ(ε)``; disjoint ones are a bug."""
-    if max(a[0], b[0]) > min(a[1], b[1]):
-        raise RuntimeError(f"two certified intervals for delta({eps!r}) are disjoint: {a}, {b}")
-    return max(a[0], b[0]), min(a[1], b[1])
 
 
 @dataclass
@@ -162,8 +155,8 @@ class Profile:
     exact enumeration where there are few count vectors (:mod:`~gpu_rs.quantities.profile_enumeration`), otherwise
     one certified curve (:mod:`~gpu_rs.quantities.profile_curve`); an order whose interval is still wider than asked
     is recomputed under the tilted law (:meth:`HingeCurve.tilted`), then, with ``max_queries``, by the tail-query
-    routes of :class:`Order`, the intervals intersected (not where ``decide`` is already decided).
-    ``known_pair``: the lower end's pair where :attr:`bound_only`, searched for ``search_seconds`` (``known_deltas``).
+    routes of :class:`Order`, the intervals intersected (not where ``decide`` is already decided). ``known_pair``:
+    the lower end's pair where :attr:`bound_only`, searched for ``search_seconds`` (``known_deltas``).
     """
 
     n: int
@@ -227,10 +220,14 @@ class Profile:
         found = {name: (*first[name], 0) for name in self.orders}
         for name in sorted(self.orders, key=lambda k: -first[k][1]):  # the larger δ first
             order, (lo, hi, queries) = self.orders[name], found[name]
-            need = max(self.abs_width, self.rel_width * max(v[0] for v in found.values()))  # what the larger δ asks
+            top = max(v[0] for v in found.values())
+            need = max(self.abs_width, self.rel_width * top)  # what the larger δ asks
             decided = decide > 0.0 and not lo <= decide < hi  # a root finder's point: on one side of δ* already
             if hi - lo > need and self.hinge is not None and not decided:  # the curve's absolute width: tilt
-                tilted = self.hinge.tilted(eps, name == "forward", self.rel_width / 2, need / 2)
+                # at a root finder's point, a lower end at most floor moves no decision, no other end and no need
+                floor = min(decide, max(top, self.abs_width / self.rel_width))
+                keep = (floor, hi) if decide > 0.0 and self.max_queries == 0 else None
+                tilted = self.hinge.tilted(eps, name == "forward", self.rel_width / 2, need / 2, keep)
                 if tilted is not None:
                     lo, hi = intersect(eps, (lo, hi), tilted)
                     need = max(need, self.rel_width * lo)

@@ -75,3 +75,10 @@ class EpsilonBound(ToDict):
             f"EpsilonBound(eps({self.delta:g}) in [{self.lower:.6g}, {self.upper:.6g}]"
             f"{'' if self.met else ', NOT MET'}; delta({self.upper:.6g}) <= {self.at_upper.upper:.4e})"
         )
+
+
+def intersect(eps: float, a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
+    """The intersection of two certified intervals ``a`` and ``b`` for ``δ(ε)``; disjoint ones are a bug."""
+    if max(a[0], b[0]) > min(a[1], b[1]):
+        raise RuntimeError(f"two certified intervals for delta({eps!r}) are disjoint: {a}, {b}")
+    return max(a[0], b[0]), min(a[1], b[1])
