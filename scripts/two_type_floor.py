@@ -230,11 +230,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("N", type=int)
     ap.add_argument("L", type=int)
     ap.add_argument("q", type=float, nargs="+")
-    ap.add_argument("--ratio", type=float, default=2.0)
+    ap.add_argument("--ratio", type=float, default=2.0, help="λ′ = e^ε′ of the tail, taken as the exact float")
+    ap.add_argument("--log-ratio", type=float, help="ε′ instead: the float one step above exp(ε′), at least e^ε′")
     ap.add_argument("--points", type=int, default=20, help="values of ε′ − ε in the dense range")
     ap.add_argument("--step", type=int, default=2, help="grid step of the corners, in users")
     ap.add_argument("--backgrounds", nargs="+", default=["9,0,990,0,0,0"])
     args = ap.parse_args(argv)
+    if args.log_ratio is not None:
+        args.ratio = math.nextafter(math.exp(args.log_ratio), math.inf)
     lams = pf.lam_grid(args.ratio, args.points)
     for q in args.q:
         for spec in args.backgrounds:

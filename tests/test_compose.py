@@ -191,6 +191,8 @@ def test_composed_profile_plots_exports_and_serializes(tmp_path):
     assert (tmp_path / "c.png").stat().st_size > 0
     out = composed.to_dict()
     assert out["times"] == 3 and len(out["evaluated"]) == 3
+    composed.epsilon(1e-2)  # as for one release, epsilon lists the delta at its upper end
+    assert len(composed.to_dict()["evaluated"]) == 4
     if importlib.util.find_spec("dp_accounting") is not None:  # one composed δ per grid point: a coarse grid
         pld = composed.to_dp_accounting(points=4, eps_max=4.0)
         assert pld.get_epsilon_for_delta(1e-3) >= composed.epsilon(1e-3).upper

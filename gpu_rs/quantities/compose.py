@@ -85,7 +85,6 @@ class ComposedProfile(ToDict, Calls, Plotted):
     evaluated: list[DeltaBound] = field(default_factory=list, repr=False, compare=False)
 
     bound_only = False
-    records_epsilon = False
 
     @property
     def title(self) -> str:

@@ -4,7 +4,7 @@ checked, scalars and arrays, and every ``δ(ε)`` computed kept in ``evaluated``
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -15,13 +15,11 @@ from gpu_rs.quantities.profile_results import DeltaBound
 class Calls:
     """The ``delta`` and ``epsilon`` methods of a profile (mixed into :class:`~gpu_rs.PrivacyProfile` and
     :class:`~gpu_rs.ComposedProfile`), on its ``engine``'s ``delta``, ``deltas`` and ``epsilon``.
-
-    ``records_epsilon``: whether ``epsilon`` also lists the ``δ`` at its upper end in ``evaluated``.
+    ``epsilon`` lists the ``δ`` at its upper end in ``evaluated``, as ``delta`` lists every ``δ``.
     """
 
     engine: Any
     evaluated: list[DeltaBound]
-    records_epsilon: ClassVar[bool] = True
 
     def delta(self, eps: float | Sequence[float] | np.ndarray) -> Any:
         """Certified ``δ(ε)``: a :class:`DeltaBound`, or a tuple of them for an array of ``ε``."""
@@ -42,7 +40,6 @@ class Calls:
         eps_tol = check_open("eps_tol", eps_tol, 0.0, 1.0)
         if np.ndim(delta) == 0:
             found = self.engine.epsilon(check_open("delta", delta, 0.0, 1.0), eps_tol)
-            if self.records_epsilon:
-                self.evaluated.append(found.at_upper)
+            self.evaluated.append(found.at_upper)
             return found
         return tuple(self.epsilon(float(d), eps_tol) for d in np.asarray(delta, dtype=float).ravel())
