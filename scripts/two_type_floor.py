@@ -1,4 +1,4 @@
-"""Certified floors of the two-type pool over every decomposition (issue 32; docs/worst-case.md §10.6).
+"""Certified floors of the two-type pool over every decomposition (issue 32; docs/worst-case.md §10.5).
 
 The two-type pool (§10.3) bounds δ of the pair x = 0…0 → x′ = 1…1 (d = L) by E[δ₂(A, B, C)]: each
 background user i is labelled x, x′ or u with probabilities f_i = (α_i, β_i, γ_i) in

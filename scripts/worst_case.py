@@ -1080,7 +1080,7 @@ WORST_BACKGROUNDS = r"""
 ## 10. Toward the best pair known: worst backgrounds, two-type backgrounds, two-type pools (issue 32)
 
 **Status.** No new bound is in the product. The calibrated q at (N, L, λ, η) = (1000, 5, 2, 10⁻³) stays
-0.3039 by default (0.3019 with the cross-cloned pools of §8.9), above the issue's 0.285. What this round
+0.3039 by default (0.3019 with the cross-cloned pools of §8.9), above the issue's 0.285. What this work
 adds:
 
 - (10.1) the exhaustive search of the δ-worst background at larger N;
@@ -1088,15 +1088,19 @@ adds:
   L = 5 settings;
 - (10.3) the two-type pool bound, proven, with what it still needs;
 - (10.4) certified floors: proven lower bounds on what a pooled bound can certify at a chosen
-  background, with every rounding charged against them.
+  background, with every rounding charged against them;
+- (10.5) certified floors of the two-type pool itself, over every way of labelling the background.
 
 The floors prove that **no bound of the computed pooled forms certifies η = 10⁻³ at (1000, 5, λ = 2) at
 any q ≤ 0.2997**. The forms are the clone bounds, the graded blanket and the cross-cloned homogeneous
 pools, however exactly they are computed. Without pools (the default curve's forms) none certifies at
-any q ≤ 0.3033. So the issue's 0.285 needs another kind of bound (10.5). The scripts are
-`scripts/background_search.py`, `scripts/two_type.py` and `scripts/pool_floor.py`.
-tests/test_worst_background.py and tests/test_pool_floor.py check them against exhaustive enumeration
-(`oracles_pairs`) and exact rationals.
+any q ≤ 0.3033. And **no pooled bound of the forms of this section, the two-type pool included, certifies
+η = 10⁻³ there at any q ≤ 0.278** (10.5): every pooled form stays above the δ route's ideal (0.264) and
+above the seed's pair's own calibration (0.2585). Only the two-type pool is not ruled out at the issue's
+0.285, and it is not computed (10.3). The scripts are `scripts/background_search.py`, `scripts/two_type.py`,
+`scripts/pool_floor.py` and `scripts/two_type_floor.py`. tests/test_worst_background.py,
+tests/test_pool_floor.py and tests/test_two_type_floor.py check them against exhaustive enumeration
+(`oracles_pairs`), linear programs and exact rationals.
 
 ### 10.1 The δ-worst background at larger N (exhaustive)
 
@@ -1409,9 +1413,119 @@ background and q = 0.285, its certified floor is 0. The float measurement of the
 in full. A floor this small rules nothing out: whether the two-type pool reaches 0.285 is open. Its x- and x′-pools hold the 387 and the 197 users
 together, the mass a single-type pool cannot use, and 10.2 suggests that mixed pools are very private
 (δ(0.2) ≈ 7·10⁻⁴ at (666, 333), against 0.045 for the seed's pair). The adversary would then move users
-away from x′, and the pool's value there needs δ₂ computed (10.3).
+away from x′, and the pool's value there needs δ₂ computed (10.3). 10.5 floors the two-type pool over
+every labelling instead, at backgrounds chosen against it.
 
-### 10.5 What remains open, and the best conjecture
+### 10.5 The two-type pool over every labelling: certified floors (proof)
+
+10.4 floors the two-type pool only at cut-offs of each count on its own, which at the backgrounds tried
+gives 0. This section floors it the way the bound would be used: the bound may choose, at every ε and in
+each order, how much of each background user goes to the x-pool, the x′-pool and the uniform pool, so a
+floor must hold for the least E[δ₂(A, B, C)] over every such choice. `scripts/two_type_floor.py` computes
+it for the pair x = 0…0 → x′ = 1…1 (d = L) at one background; the larger of the two orders is kept.
+
+*What the bound may choose.* User i's labels have probabilities f_i = (α_i, β_i, γ_i) in
+
+    F(y_i) = {f ≥ 0 : f_A M(x) + f_B M(x′) + f_C U ≤ M(y_i) pointwise}
+
+(10.3). Permutations of the bits fix x, x′ and U, so F(y) depends on y only through its weight w, and a
+background is given by its users per weight. F(y) is a polytope in three variables with at most
+(w + 1)(L − w + 1) constraints besides f ≥ 0; its vertices are found exactly, by solving every 3 × 3
+system of its constraints in exact rationals and keeping the feasible solutions. At L = 5 and q = 0.285
+it is a simplex: f_A/r^w + f_B/r^(L−w) + f_C/(2q)^L ≤ 1 (weight 2 at q = 0.285:
+0.159, 0.063, 0.060). A user at weight 2 gives at most 0.16 of a user to the x-pool, or 0.06 to the
+x′-pool, or 0.06 to the uniform pool, or a mixture: no labelling makes two large pools of it.
+
+*Step 1, the mean counts.* μ = E(A, B, C) = Σ_i f_i lies in the Minkowski sum of the F(y_i). The support
+function of a Minkowski sum is the sum of the support functions, so for every direction n ≥ 0,
+n·μ ≤ H(n) = Σ_w (users at w) · max over the vertices v of F(w) of n·v. This holds for the directions
+(1, t, s), (0, 1, s) and (0, 0, 1), t and s in {0} ∪ {2^(k/2) : −24 ≤ k ≤ 24}, all in exact rationals.
+
+*Step 2, corners.* For a grid of lower corners (a_i, b_j) (step 2 or 3 users), every μ of step 1 with
+μ_A ≥ a_i and μ_B ≥ b_j has μ_C ≤ min over those n with n_C > 0 of (H(n) − n_A a_i − n_B b_j)/n_C. So every μ
+lies below (coordinatewise) one of finitely many corners μ̄ = (a_(i+1), b_(j+1), that least value); cells
+that violate some H(n) are empty, and corners exceeded in every coordinate by another (with a margin, so
+that rounding cannot drop one) are left out.
+
+*Step 3, the counts.* A = Σ_i 1[label_i = x] is a Poisson-binomial count over the N − 1 users with mean
+μ_A ≤ μ̄_A. For c ≥ μ̄_A, P(A > c) ≤ P(Bin(N − 1, μ̄_A/(N − 1)) > c): Hoeffding (1956, Theorem 4) gives
+P(A ≥ k) ≤ P(Bin(N − 1, μ_A/(N − 1)) ≥ k) for k ≥ μ_A + 1, and the binomial's upper tail grows with its
+probability. The same holds for B and C. The binomial laws are pool_floor's certified ones.
+
+*Step 4, a chain of cut-offs.* δ₂ does not increase with any count (10.3). Take cut-offs c¹ ≤ … ≤ c^K,
+c^k_g the least c ≥ μ̄_g whose certified upper tail is at most τ_k (τ = 0.3, 0.2, 0.12, 0.07, 0.04, 0.02,
+0.01, 0.003, 0.001, 10⁻⁴), lower bounds D_k ≤ δ₂(c^k), and L_k = max over j ≥ k of D_j (still at most
+δ₂(c^k), since δ₂(c^k) ≥ δ₂(c^j) for j ≥ k), L_(K+1) = 0. If (A, B, C) ≤ c^k for some k and k₀ is the least
+such k, then Σ_k (L_k − L_(k+1)) 1[(A, B, C) ≤ c^k] = L_(k₀) ≤ δ₂(c^(k₀)) ≤ δ₂(A, B, C); otherwise the sum is 0.
+Taking expectations with the union bound,
+
+    E[δ₂(A, B, C)] ≥ Σ_k (L_k − L_(k+1)) (1 − Σ_g P(count_g > c^k_g)),
+
+for every labelling whose mean counts lie below the corner.
+
+*Step 5, δ₂ at fixed counts.* D_k is pool_floor's certified lower bound P′(E) − e^ε P(E) for the events
+E = {Σ_j k(z_j) > θ} of the pool of c^k_A reports of M(x), c^k_B of M(x′), c^k_C of U and the changing
+user (10.4's numerics: every rounding charged against the floor). k is taken from the pool's mixture law
+and from M(x) and M(x′), and the best of the three kept. At fixed counts this test is nearly the best:
+at (80, 28) and (84, 31) reports (no U) it is within 24 % (within 9 % at (80, 28)) of a Monte Carlo of the exact δ₂ (10.2's
+ratio, 10⁵ samples) at e^ε = 1.5 to 1.9, for example 4.92·10⁻⁴ against 5.28·10⁻⁴ ± 3·10⁻⁵ at
+(80, 28, 0) and e^ε = 1.8.
+
+The floor at ε is the least over the corners, for each order; the larger order is kept. The tail floor
+is 10.4's step over a grid of e^ε, and the least of the blanket's, the cross-cloned pools' and the two-type
+pool's floors at each point floors every pooled bound of this section and any least of them. At a fixed
+background the two-type bound does not increase with q: a garbling that takes M_q to M_q′ (q < q′) and
+fixes U keeps every f feasible and maps each pool at q onto the pool at q′ (10.4, *Monotone in q*). So a
+floor above η at q₀ rules out η at every q ≤ q₀.
+
+*Tests* (tests/test_two_type_floor.py): the vertices against a linear program (HiGHS) in random
+directions and against random feasible points, for L = 2, 3, 5; Hoeffding's upper-tail comparison on
+random Poisson-binomial counts in exact rationals (0/1-heavy ones included); the corners above the mean
+counts of random labellings; and each order's floor below the exact E[δ₂(A, B, C)] of random labellings
+(vertices and interior points) of backgrounds of 4 and 5 users at L = 2, every label assignment and every
+output histogram enumerated in exact rationals. There the floor is 2 to 8 times below the least labelling
+tried: at small N the cut-offs above the means cost much.
+
+*Numbers at (1000, 5, λ = 2).* The background: 9 users at x and 990 spread evenly over the ten vectors of
+weight 2, the middle weight nearer x (every user at distance 2 from x and 3 from x′), where no labelling
+makes two large pools. Corners on a grid of 3 users (680 to 1 530 of them), 12 gaps ε′ − ε from 0.2 to
+0.01 with 10.4's outer ones; 4 to 10 minutes per q on one core of the shared 2-core machine.
+
+| q | blanket | cross-cloned pools | two-type pool (every labelling) | least of all |
+|---|---|---|---|---|
+| 0.27 | 0.03606 | 0.006586 | 0.00252 | 0.00252 |
+| 0.275 | 0.0242 | 0.003915 | 0.001319 | 0.001319 |
+| 0.278 | 0.0212 | 0.00315 | 0.001126 | 0.001126 |
+| 0.2795 | 0.01846 | 0.002625 | 0.0009072 | 0.0009072 |
+| 0.281 | 0.01587 | 0.002176 | 0.0007152 | 0.0007152 |
+| 0.285 | 0.008978 | 0.001093 | 0.0003184 | 0.0003184 |
+
+(The rows at 0.27 and 0.275 used 8 gaps and corners every 4 users, the row at 0.285 8 gaps and every 3:
+coarser grids give lower floors, never invalid ones.) The least two-type floor sits at mean counts near
+(80, 28, 15) x-, x′- and uniform labels: the bound's best labelling mixes all three pools.
+
+**The stated value (proven): no pooled bound of this section (clone bounds, graded blanket, cross-cloned
+pools, two-type pools, or the least of them), however exactly computed, certifies η = 10⁻³ at
+(1000, 5, λ = 2) at any q ≤ 0.278.** Other backgrounds tried at q = 0.285 floor the two-type pool lower:
+9 at x, 490 at weight 1 and 500 at weight 2 gives 1.7·10⁻⁵; 4 at x, 245 at weight 1 and 750 at weight 2
+gives 5.6·10⁻⁵ (weight-1 users can give 0.40 of themselves to the x-pool).
+
+*The seed's other L = 5 settings* (the same kind of background, 12 gaps, corners every 3 users), against
+10.4's floors and the best pair known:
+
+| N, L, q, λ | background (users per weight) | two-type floor | least of all | 10.4's pooled floor | best pair known |
+|---|---|---|---|---|---|
+| 1,000, 5, 0.2446, 2 | 9, 0, 990, 0, 0, 0 | 0.03084 | 0.03084 | 0.1279 | 0.007065 |
+| 1,000, 5, 0.1692, e² | 9, 0, 990, 0, 0, 0 | 0.008031 | 0.008031 | 0.07384 | 0.006344 |
+| 5,000, 5, 0.1778, 2 | 9, 0, 4990, 0, 0, 0 | 0.08479 | 0.06082 (cross-cloned) | 0.1835 | 0.04476 |
+
+10.4's pooled floor (the blanket and cross-cloned pools, at 10.4's backgrounds) does not cover the two-type
+pool; "least of all" does. So at the seed's own q no pooled bound, the two-type pool included, comes within
+4.4× (N = 1000, λ = 2), 1.27× (λ = e²) or 1.36× (N = 5000) of the best pair known. Each run took 4 to 10
+minutes.
+
+
+### 10.6 What remains open, and the best conjecture
 
 - **Conjecture (supported, not proven).** For every N, L, q, ε and d the δ-worst background is
   supported on at most two vectors, and it is homogeneous except near the largest ε, where "all but
@@ -1419,25 +1533,31 @@ away from x′, and the pool's value there needs δ₂ computed (10.3).
   10.1 and the issue's 284 cases (exhaustive, certified margins), and 10.2 at the seed's settings
   (Monte Carlo). If it were proven, the every-pair δ would be the maximum over homogeneous and
   two-vector backgrounds, near the δ route's ideal q ≈ 0.264 at (1000, 5, λ = 2).
-- **Pooled forms are nearly exhausted (proven, 10.4).** The clone bounds, the graded blanket and the
-  cross-cloned homogeneous pools cannot certify η = 10⁻³ at (1000, 5, λ = 2) at any q ≤ 0.2997, nor
-  without pools at any q ≤ 0.3033. Against the 0.3019 and 0.3039 certified, refining their numerics can
-  gain at most 0.0022 and 0.0006 in q. At the seed's own q their floors are 18× and 11× the best pair
-  known (N = 1000, λ = 2 and e²). Reaching 0.285 needs a bound that uses the background beyond one
-  shared law per pool.
-- **Certified δ for two-vector backgrounds at large N** (item 1): 10.2 gives the exact ratio but no
-  certified sum.
-- **The two-type pool's value** (item 2): proven (10.3), not computed. Of the pooled forms tried, it is
-  the only one that the floors of 10.4 do not rule out at 0.285: its certified floor there is 0.
-- **§8.4's columns.** This round adds no new bound. §8.4 already has the cross-cloned pools' column,
-  with its time, for the seed's L = 5 settings and for L = 8, 16 and 40 (issue 29). The floors of 10.4
-  are lower bounds on what a form can certify, not bounds, so they are not a column there. The floors
-  at the seed's L = 5 settings are in 10.4's last table. At L = 8, 16 and 40 (N = 10⁷) they were not
-  computed. Their clone counts run to 10⁵ and more (about 500 at L = 5), a report has up to 81 classes
-  (L = 16) or 441 (L = 40) instead of 12, and the lattice's work grows about as the count to the power
-  1.5 times the classes: far beyond minutes. Nothing else in this section reaches those settings either: the
-  exhaustive search stops at N = 60 (L = 2) and 12 (L = 3), and the Monte Carlo's ratio needs an N-point
-  transform per sample.
+- **Pooled forms cannot reach that ideal (proven, 10.4 and 10.5).** The clone bounds, the graded blanket
+  and the cross-cloned homogeneous pools cannot certify η = 10⁻³ at (1000, 5, λ = 2) at any q ≤ 0.2997,
+  nor without pools at any q ≤ 0.3033; against the 0.3019 and 0.3039 certified, refining their numerics
+  can gain at most 0.0022 and 0.0006 in q. With the two-type pool, over every labelling, none certifies
+  at any q ≤ 0.278. The reason is the same for all of them: users in the middle (at weight 2 of 5 here)
+  can lend only a fraction r^w of themselves to any one pool, and every labelling leaves the pools small
+  (about 80, 28 and 15 reports at the two-type pool's least floor), while the truth, by the conjecture,
+  is set by the whole population. A bound that reaches 0.264 must use the background beyond pools of
+  fixed laws: the reduction of the conjecture, or a bound of another kind.
+- **The two-type pool's value** (item 2): proven (10.3), not computed. It is the only pooled form that
+  the floors leave open at the issue's 0.285 (its floor there is 3.2·10⁻⁴ against η = 10⁻³), so computed
+  exactly it would certify at no q ≤ 0.278, and whether it certifies at 0.285 depends on how far above its
+  floor its value lies. It needs δ₂(a, b, c) certified
+  from above at a few hundred reports (10.2's ratio gives it exactly per histogram, but the histograms
+  number about 10¹¹ at the adversary's counts), and an adversary over three mean counts (step 1 of 10.5
+  gives its feasible set exactly; Hoeffding's lower-tail step of §8.9 extends coordinatewise only where
+  the counts are independent).
+- **§8.4's columns.** No new bound is in the product, so §8.4 has no new column; it already has the
+  cross-cloned pools' column, with its time, for the seed's L = 5 settings and for L = 8, 16 and 40
+  (issue 29). The floors of 10.4 and 10.5 are lower bounds on what a form can certify, not bounds. At
+  L = 8, 16 and 40 (N = 10⁷) they were not computed. Their clone counts run to 10⁵ and more (about 500
+  at L = 5), a report has up to 81 classes (L = 16) or 441 (L = 40) instead of 12, and the lattice's work
+  grows about as the count to the power 1.5 times the classes: far beyond minutes. Nothing else in this
+  section reaches those settings either: the exhaustive search stops at N = 60 (L = 2) and 12 (L = 3), and
+  the Monte Carlo's ratio needs an N-point transform per sample.
 """
 HETEROGENEOUS_READING = """\
 So the family's maximum is **not** the maximum over every pair: mixed backgrounds (zeros and ones, as for

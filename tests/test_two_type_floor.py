@@ -1,4 +1,4 @@
-"""The two-type pool's floors over every labelling (scripts/two_type_floor.py; docs/worst-case.md §10.6).
+"""The two-type pool's floors over every labelling (scripts/two_type_floor.py; docs/worst-case.md §10.5).
 
 Each step against exact rationals: the vertex sets of F(y) against a linear program and against random
 feasible points; Hoeffding's upper-tail comparison on random Poisson-binomial counts; the corners above
