@@ -64,10 +64,79 @@ def ratio(h: np.ndarray, a: int, b: int, q: float) -> np.ndarray:
     return (b + 1) / (a + 1) * np.exp(lu) * coef[:, 0] / coef[:, 1]
 
 
+def ratio3(h: np.ndarray, a: int, b: int, c: int, q: float) -> np.ndarray:
+    """R(h) for pools with ``c`` uniform reports as well (the two-type pool of §10.3 at fixed counts):
+    P(h | a at x, b + 1 at x′, c of U) / P(h | a + 1 at x, b at x′, c of U), for each row of ``h``.
+
+    With β_t = C(L, t)/2^L, P_{A,B,C}(h) = A! B! C!/Π_t h_t! · [u^A v^C] Π_t (w̄_t + u w_t + v β_t)^{h_t}, so
+    R(h) = (b + 1)/(a + 1) · u₀ · P(K = a, J = c)/P(K = a + 1, J = c) for every u₀, v₀ > 0, where each report
+    of class t is, independently, x with probability ∝ u₀ w_t, U with ∝ v₀ β_t and x′ with ∝ w̄_t, and K, J
+    count the x and U reports. u₀, v₀ are tilted so that E K = a + 1/2 and E J = c; the joint law of (K, J)
+    comes from its characteristic function on (n + 1)² points (no aliasing: K, J ≤ n)."""
+    h = np.atleast_2d(np.asarray(h, dtype=float))
+    L = h.shape[1] - 1
+    n = round(float(h[0].sum()))
+    w, wb = class_weights(L, q)
+    beta = special.comb(L, np.arange(L + 1)) / 2.0**L
+    lw, lb = np.log(w) - np.log(wb), np.log(beta) - np.log(wb)
+    lu, lv = np.zeros(len(h)), np.full(len(h), -5.0)
+
+    def probs(lu: np.ndarray, lv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        ex, eu = lu[:, None] + lw[None, :], lv[:, None] + lb[None, :]
+        top = np.maximum(np.maximum(ex, eu), 0.0)
+        zx, zu, z0 = np.exp(ex - top), np.exp(eu - top), np.exp(-top)
+        tot = zx + zu + z0
+        return zx / tot, zu / tot
+
+    for _ in range(30):  # alternate bisections on each (monotone) mean
+        for which in (0, 1):
+            lo, hi = np.full(len(h), -80.0), np.full(len(h), 80.0)
+            for _ in range(60):
+                mid = (lo + hi) / 2
+                px, pu = probs(mid, lv) if which == 0 else probs(lu, mid)
+                mean = (h * (px if which == 0 else pu)).sum(1)
+                big = mean > (a + 0.5 if which == 0 else c)
+                hi, lo = np.where(big, mid, hi), np.where(big, lo, mid)
+            if which == 0:
+                lu = (lo + hi) / 2
+            else:
+                lv = (lo + hi) / 2
+    px, pu = probs(lu, lv)
+    omega = np.exp(2j * np.pi * np.arange(n + 1) / (n + 1))
+    grid = (
+        (1 - px - pu)[:, :, None, None]
+        + px[:, :, None, None] * omega[None, None, :, None]
+        + pu[:, :, None, None] * omega[None, None, None, :]
+    )
+    phi = np.exp((h[:, :, None, None] * np.log(grid)).sum(1))
+    back_c = omega ** (-c)
+    coef = [(phi * omega[None, :, None] ** (-k) * back_c[None, None, :]).real.mean((1, 2)) for k in (a, a + 1)]
+    return (b + 1) / (a + 1) * np.exp(lu) * coef[0] / coef[1]
+
+
 def sample(a: int, b: int, L: int, q: float, size: int, rng: np.random.Generator) -> np.ndarray:
     """Class counts of ``a`` reports of x and ``b`` of x′."""
     w, wb = class_weights(L, q)
     return rng.multinomial(a, w, size=size) + rng.multinomial(b, wb, size=size)
+
+
+def deltas3(a: int, b: int, c: int, L: int, q: float, eps, samples: int = 20_000, seed: int = 0, chunk: int = 500):
+    """As :func:`deltas`, for the pool of ``a`` reports of M(x), ``b`` of M(x′) and ``c`` of U (:func:`ratio3`)."""
+    rng = np.random.default_rng(seed)
+    lam = np.exp(np.asarray(eps, dtype=float))
+    beta = special.comb(L, np.arange(L + 1)) / 2.0**L
+    out = []
+    for forward in (True, False):
+        vals = []
+        for start in range(0, samples, chunk):
+            m = min(chunk, samples - start)
+            h = sample(a, b + 1, L, q, m, rng) if forward else sample(a + 1, b, L, q, m, rng)
+            h = h + rng.multinomial(c, beta, size=m)
+            R = ratio3(h, a, b, c, q)
+            vals.append(np.maximum(1 - (lam[None, :] / R[:, None] if forward else lam[None, :] * R[:, None]), 0))
+        v = np.concatenate(vals)
+        out.append((v.mean(0), v.std(0, ddof=1) / math.sqrt(len(v))))
+    return out
 
 
 def deltas(a: int, b: int, L: int, q: float, eps, samples: int = 20_000, seed: int = 0, chunk: int = 2_000):

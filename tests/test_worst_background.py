@@ -2,7 +2,8 @@
 
 - ``scripts/background_search.py``: every background's δ, every d and both orders, against the
   exact δ of the same pair enumerated by ``oracles_pairs.pair_delta``.
-- ``scripts/two_type.py``: the likelihood ratio of two-type backgrounds (a users at 0…0, b at 1…1)
+- ``scripts/two_type.py``: the likelihood ratio of two-type backgrounds (a users at 0…0, b at 1…1, and
+  c reports of the uniform law for ``ratio3``)
   from the tilted posterior count, against the exact ratio of every output histogram.
 
 ``scripts/pool_floor.py`` is checked in tests/test_pool_floor.py.
@@ -10,6 +11,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import pathlib
 import sys
@@ -83,3 +85,25 @@ def test_two_type_monte_carlo_brackets_the_exact_delta():
         rev = op.pair_delta([*bg, "111"], [*bg, "000"], q, e)
         assert abs(f[j] - fwd) <= 4 * fs[j] + 1e-12
         assert abs(r[j] - rev) <= 4 * rs[j] + 1e-12
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "c", "L", "q"), [(2, 1, 2, 3, 0.2), (1, 0, 3, 3, 0.2), (0, 2, 1, 2, 0.3), (3, 1, 1, 3, 0.1)]
+)
+def test_three_type_ratio_is_exact(a, b, c, L, q):
+    """ratio3 (pools with uniform reports too) against the exact ratio of every histogram of weights."""
+    w, wb = two_type.class_weights(L, q)
+    beta = np.array([math.comb(L, t) for t in range(L + 1)]) / 2.0**L
+
+    def law(na: int, nb: int, nc: int) -> dict[tuple[int, ...], float]:
+        laws = [w] * na + [wb] * nb + [beta] * nc
+        out: dict[tuple[int, ...], float] = {}
+        for tup in itertools.product(range(L + 1), repeat=len(laws)):
+            key = tuple(tup.count(t) for t in range(L + 1))
+            out[key] = out.get(key, 0.0) + float(np.prod([lw[t] for lw, t in zip(laws, tup, strict=True)]))
+        return out
+
+    num, den = law(a, b + 1, c), law(a + 1, b, c)
+    hs = list(den)
+    exact = np.array([num[h] / den[h] for h in hs])
+    assert np.allclose(two_type.ratio3(np.array(hs), a, b, c, q), exact, rtol=1e-12, atol=0)
