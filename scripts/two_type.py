@@ -72,7 +72,7 @@ def ratio3(h: np.ndarray, a: int, b: int, c: int, q: float) -> np.ndarray:
     R(h) = (b + 1)/(a + 1) · u₀ · P(K = a, J = c)/P(K = a + 1, J = c) for every u₀, v₀ > 0, where each report
     of class t is, independently, x with probability ∝ u₀ w_t, U with ∝ v₀ β_t and x′ with ∝ w̄_t, and K, J
     count the x and U reports. u₀, v₀ are tilted so that E K = a + 1/2 and E J = c; the joint law of (K, J)
-    comes from its characteristic function on (n + 1)² points (no aliasing: K, J ≤ n)."""
+    comes from its characteristic function, on transforms past 24 standard deviations of each count."""
     h = np.atleast_2d(np.asarray(h, dtype=float))
     L = h.shape[1] - 1
     n = round(float(h[0].sum()))
@@ -102,15 +102,18 @@ def ratio3(h: np.ndarray, a: int, b: int, c: int, q: float) -> np.ndarray:
             else:
                 lv = (lo + hi) / 2
     px, pu = probs(lu, lv)
-    omega = np.exp(2j * np.pi * np.arange(n + 1) / (n + 1))
+    # transforms of sizes past 24 standard deviations of K and of J (aliasing below 1e-100 of the masses
+    # read, by Bernstein's inequality), or n + 1 (none)
+    sizes = [min(n + 1, 64 + int(48 * math.sqrt(float((h * pr * (1 - pr)).sum(1).max())))) for pr in (px, pu)]
+    wk, wj = (np.exp(2j * np.pi * np.arange(m) / m) for m in sizes)
     grid = (
         (1 - px - pu)[:, :, None, None]
-        + px[:, :, None, None] * omega[None, None, :, None]
-        + pu[:, :, None, None] * omega[None, None, None, :]
+        + px[:, :, None, None] * wk[None, None, :, None]
+        + pu[:, :, None, None] * wj[None, None, None, :]
     )
     phi = np.exp((h[:, :, None, None] * np.log(grid)).sum(1))
-    back_c = omega ** (-c)
-    coef = [(phi * omega[None, :, None] ** (-k) * back_c[None, None, :]).real.mean((1, 2)) for k in (a, a + 1)]
+    back_c = wj ** (-c)
+    coef = [(phi * wk[None, :, None] ** (-k) * back_c[None, None, :]).real.mean((1, 2)) for k in (a, a + 1)]
     return (b + 1) / (a + 1) * np.exp(lu) * coef[0] / coef[1]
 
 
