@@ -1095,7 +1095,7 @@ The floors prove that **no bound of the computed pooled forms certifies η = 10�
 any q ≤ 0.2997**. The forms are the clone bounds, the graded blanket and the cross-cloned homogeneous
 pools, however exactly they are computed. Without pools (the default curve's forms) none certifies at
 any q ≤ 0.3033. And **no pooled bound of the forms of this section, the two-type pool included, certifies
-η = 10⁻³ there at any q ≤ 0.278** (10.5): every pooled form stays above the δ route's ideal (0.264) and
+η = 10⁻³ there at any q ≤ 0.2785** (10.5): every pooled form stays above the δ route's ideal (0.264) and
 above the seed's pair's own calibration (0.2585). Only the two-type pool is not ruled out at the issue's
 0.285, and it is not computed (10.3). The scripts are `scripts/background_search.py`, `scripts/two_type.py`,
 `scripts/pool_floor.py` and `scripts/two_type_floor.py`. tests/test_worst_background.py,
@@ -1496,21 +1496,22 @@ makes two large pools. Corners on a grid of 3 users (680 to 1 530 of them), 12 g
 | 0.27 | 0.03606 | 0.006586 | 0.00252 | 0.00252 |
 | 0.275 | 0.0242 | 0.003915 | 0.001319 | 0.001319 |
 | 0.278 | 0.0212 | 0.00315 | 0.001126 | 0.001126 |
+| 0.2785 | 0.02026 | 0.002965 | 0.001059 | 0.001059 |
 | 0.2795 | 0.01846 | 0.002625 | 0.0009072 | 0.0009072 |
 | 0.281 | 0.01587 | 0.002176 | 0.0007152 | 0.0007152 |
 | 0.285 | 0.008978 | 0.001093 | 0.0003184 | 0.0003184 |
 
 (The rows at 0.27 and 0.275 used 8 gaps and corners every 4 users, the row at 0.285 8 gaps and every 3:
-coarser grids give lower floors, never invalid ones.) The least two-type floor sits at mean counts near
-(80, 28, 15) x-, x′- and uniform labels: the bound's best labelling mixes all three pools.
+coarser grids give lower floors, never invalid ones.) At q = 0.285 the least two-type floor sits at mean counts
+near (80, 28, 15) x-, x′- and uniform labels: the bound's best labelling mixes all three pools.
 
 **The stated value (proven): no pooled bound of this section (clone bounds, graded blanket, cross-cloned
 pools, two-type pools, or the least of them), however exactly computed, certifies η = 10⁻³ at
-(1000, 5, λ = 2) at any q ≤ 0.278.** Other backgrounds tried at q = 0.285 floor the two-type pool lower:
-9 at x, 490 at weight 1 and 500 at weight 2 gives 1.7·10⁻⁵; 4 at x, 245 at weight 1 and 750 at weight 2
+(1000, 5, λ = 2) at any q ≤ 0.2785** (floor 0.001059 at q = 0.2785; 0.000907 at 0.2795). Other
+backgrounds tried at q = 0.285 floor the two-type pool lower: 9 at x, 490 at weight 1 and 500 at weight 2 gives 1.7·10⁻⁵; 4 at x, 245 at weight 1 and 750 at weight 2
 gives 5.6·10⁻⁵ (weight-1 users can give 0.40 of themselves to the x-pool).
 
-*The seed's other L = 5 settings* (the same kind of background, 12 gaps, corners every 3 users), against
+*The seed's L = 5 settings* (the same kind of background, 12 gaps, corners every 3 users), against
 10.4's floors and the best pair known:
 
 | N, L, q, λ | background (users per weight) | two-type floor | least of all | 10.4's pooled floor | best pair known |
@@ -1524,7 +1525,6 @@ pool; "least of all" does. So at the seed's own q no pooled bound, the two-type 
 4.4× (N = 1000, λ = 2), 1.27× (λ = e²) or 1.36× (N = 5000) of the best pair known. Each run took 4 to 10
 minutes.
 
-
 ### 10.6 What remains open, and the best conjecture
 
 - **Conjecture (supported, not proven).** For every N, L, q, ε and d the δ-worst background is
@@ -1537,14 +1537,14 @@ minutes.
   and the cross-cloned homogeneous pools cannot certify η = 10⁻³ at (1000, 5, λ = 2) at any q ≤ 0.2997,
   nor without pools at any q ≤ 0.3033; against the 0.3019 and 0.3039 certified, refining their numerics
   can gain at most 0.0022 and 0.0006 in q. With the two-type pool, over every labelling, none certifies
-  at any q ≤ 0.278. The reason is the same for all of them: users in the middle (at weight 2 of 5 here)
+  at any q ≤ 0.2785. The reason is the same for all of them: users in the middle (at weight 2 of 5 here)
   can lend only a fraction r^w of themselves to any one pool, and every labelling leaves the pools small
   (about 80, 28 and 15 reports at the two-type pool's least floor), while the truth, by the conjecture,
   is set by the whole population. A bound that reaches 0.264 must use the background beyond pools of
   fixed laws: the reduction of the conjecture, or a bound of another kind.
 - **The two-type pool's value** (item 2): proven (10.3), not computed. It is the only pooled form that
   the floors leave open at the issue's 0.285 (its floor there is 3.2·10⁻⁴ against η = 10⁻³), so computed
-  exactly it would certify at no q ≤ 0.278, and whether it certifies at 0.285 depends on how far above its
+  exactly it would certify at no q ≤ 0.2785, and whether it certifies at 0.285 depends on how far above its
   floor its value lies. It needs δ₂(a, b, c) certified
   from above at a few hundred reports (10.2's ratio gives it exactly per histogram, but the histograms
   number about 10¹¹ at the adversary's counts), and an adversary over three mean counts (step 1 of 10.5
