@@ -11,7 +11,8 @@ min over every choice of E[δ₂(A, B, C)](ε), in each order (the larger of the
 
 1. *Where the mean counts can be.* μ = Σ_i f_i lies in the Minkowski sum of the F(y_i), inside
    O = ∩_n {μ : n·μ ≤ Σ_i max_{v ∈ V(y_i)} n·v} for every direction n ≥ 0 (support functions of a
-   Minkowski sum add). V(y) is the exact vertex set of F(y): every 3 × 3 system of its constraints
+   Minkowski sum add), for a grid of directions and for every facet normal of the sum (cross products of
+   two edges of the summands). V(y) is the exact vertex set of F(y): every 3 × 3 system of its constraints
    solved in exact rationals, the feasible solutions kept. F(y) depends on y only through its weight w
    (permutations of the bits fix x, x′ and U), so a background is given by its users per weight.
 2. *Corners.* For a grid of lower corners (a_i, b_j), every μ ∈ O with μ_A ≥ a_i and μ_B ≥ b_j has
@@ -103,6 +104,29 @@ def directions(steps: int = 12) -> list[Vec]:
     return sorted(out)
 
 
+def cross(u: Vec, v: Vec) -> Vec:
+    return (u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0])
+
+
+def facet_directions(L: int, q: float, weights: Sequence[int]) -> list[Vec]:
+    """Candidate facet normals n ≥ 0 of the Minkowski sum of the F(w): cross products of two edges of the
+    summands (a facet of a Minkowski sum of 3-polytopes is spanned by two edges of them)."""
+    edges: set[Vec] = {
+        (u[0] - v[0], u[1] - v[1], u[2] - v[2])
+        for w in weights
+        for u, v in itertools.combinations(vertices(L, q, w), 2)
+    }
+    out = set()
+    for e1, e2 in itertools.combinations(sorted(edges), 2):
+        n = cross(e1, e2)
+        if all(x <= 0 for x in n):
+            n = (-n[0], -n[1], -n[2])
+        if all(x >= 0 for x in n) and any(x > 0 for x in n):
+            top = max(n)
+            out.add((n[0] / top, n[1] / top, n[2] / top))
+    return sorted(out)
+
+
 def support(L: int, q: float, per_weight: dict[int, int], n: Vec) -> Fraction:
     """max n·μ over the Minkowski sum of the users' F(y): Σ_w users_w · max_{v ∈ V(w)} n·v."""
     return sum(
@@ -117,7 +141,7 @@ def support(L: int, q: float, per_weight: dict[int, int], n: Vec) -> Fraction:
 
 def corners(L: int, q: float, per_weight: dict[int, int], step: int) -> list[Vec]:
     """Pareto-largest corners μ̄ such that every mean count vector of the two-type labels lies below one."""
-    dirs = directions()
+    dirs = sorted(set(directions()) | set(facet_directions(L, q, [w for w, c in per_weight.items() if c])))
     H = {n: support(L, q, per_weight, n) for n in dirs}
     one, zero = Fraction(1), Fraction(0)
     a_max, b_max = H[(one, zero, zero)], H[(zero, one, zero)]

@@ -1511,6 +1511,24 @@ pools, two-type pools, or the least of them), however exactly computed, certifie
 backgrounds tried at q = 0.285 floor the two-type pool lower: 9 at x, 490 at weight 1 and 500 at weight 2 gives 1.7·10⁻⁵; 4 at x, 245 at weight 1 and 750 at weight 2
 gives 5.6·10⁻⁵ (weight-1 users can give 0.40 of themselves to the x-pool).
 
+*What the two-type pool itself would give there (Monte Carlo, not a bound).* `two_type.ratio3` is 10.2's
+exact ratio with uniform reports as well (a coefficient in two variables, its transform sized past 24
+standard deviations of each count; tests/test_worst_background.py checks it against every histogram of
+small pools), and `two_type.deltas3` samples δ₂ at fixed counts. At q = 0.285, at labellings near the
+least floor's corner, the tails through 10.4's step (e^ε from e^0.45 to e^0.64) are:
+
+| reports at x, x′, U | δ₂(0.5) | δ₂(0.6) | tail |
+|---|---|---|---|
+| 80, 28, 15 | 7.3·10⁻⁴ ± 2·10⁻⁴ | 1.5·10⁻⁴ ± 7·10⁻⁵ | 1.6·10⁻³ |
+| 88, 31, 0 | 1.2·10⁻³ ± 2·10⁻⁴ | 3.0·10⁻⁴ ± 8·10⁻⁵ | 2.1·10⁻³ |
+| 60, 35, 15 | 9.6·10⁻⁴ ± 2·10⁻⁴ | 2.1·10⁻⁴ ± 1·10⁻⁴ | 2.3·10⁻³ |
+| 100, 20, 15 | 8.4·10⁻⁴ ± 2·10⁻⁴ | 2.3·10⁻⁴ ± 1·10⁻⁴ | 2.6·10⁻³ |
+
+(3 000 samples per order, the larger order; at the mean counts, not averaged over them.) If these are
+representative, the two-type pool computed exactly would not certify 10⁻³ at 0.285 at this background
+either: its value there is about 1.5 to 2.5 times η, and its floor is 3 to 5 times below its value (the
+cost of the cut-offs above the mean counts and of the union bound). This is evidence, not a proof.
+
 *The seed's L = 5 settings* (the same kind of background, 12 gaps, corners every 3 users), against
 10.4's floors and the best pair known:
 
@@ -1545,7 +1563,8 @@ minutes.
 - **The two-type pool's value** (item 2): proven (10.3), not computed. It is the only pooled form that
   the floors leave open at the issue's 0.285 (its floor there is 3.2·10⁻⁴ against η = 10⁻³), so computed
   exactly it would certify at no q ≤ 0.2785, and whether it certifies at 0.285 depends on how far above its
-  floor its value lies. It needs δ₂(a, b, c) certified
+  floor its value lies. A Monte Carlo of its exact ratio (10.5) puts its value at the weight-2 background
+  at about 1.5 to 2.5 times η at 0.285: probably it does not reach 0.285 either. It needs δ₂(a, b, c) certified
   from above at a few hundred reports (10.2's ratio gives it exactly per histogram, but the histograms
   number about 10¹¹ at the adversary's counts), and an adversary over three mean counts (step 1 of 10.5
   gives its feasible set exactly; Hoeffding's lower-tail step of §8.9 extends coordinatewise only where
