@@ -1095,9 +1095,10 @@ The floors prove that **no bound of the computed pooled forms certifies η = 10�
 any q ≤ 0.2997**. The forms are the clone bounds, the graded blanket and the cross-cloned homogeneous
 pools, however exactly they are computed. Without pools (the default curve's forms) none certifies at
 any q ≤ 0.3033. And **no pooled bound of the forms of this section, the two-type pool included, certifies
-η = 10⁻³ there at any q ≤ 0.2785** (10.5): every pooled form stays above the δ route's ideal (0.264) and
+η = 10⁻³ there at any q ≤ 0.2805** (10.5): every pooled form stays above the δ route's ideal (0.264) and
 above the seed's pair's own calibration (0.2585). Only the two-type pool is not ruled out at the issue's
-0.285, and it is not computed (10.3). The scripts are `scripts/background_search.py`, `scripts/two_type.py`,
+0.285; it is not computed (10.3), and a Monte Carlo of its exact ratio suggests that it would not reach
+0.285 either (10.5). The scripts are `scripts/background_search.py`, `scripts/two_type.py`,
 `scripts/pool_floor.py` and `scripts/two_type_floor.py`. tests/test_worst_background.py,
 tests/test_pool_floor.py and tests/test_two_type_floor.py check them against exhaustive enumeration
 (`oracles_pairs`), linear programs and exact rationals.
@@ -1491,23 +1492,26 @@ weight 2, the middle weight nearer x (every user at distance 2 from x and 3 from
 makes two large pools. Corners on a grid of 3 users (680 to 1 530 of them), 12 gaps ε′ − ε from 0.2 to
 0.01 with 10.4's outer ones; 4 to 10 minutes per q on one core of the shared 2-core machine.
 
-| q | blanket | cross-cloned pools | two-type pool (every labelling) | least of all |
-|---|---|---|---|---|
-| 0.27 | 0.03606 | 0.006586 | 0.00252 | 0.00252 |
-| 0.275 | 0.0242 | 0.003915 | 0.001319 | 0.001319 |
-| 0.278 | 0.0212 | 0.00315 | 0.001126 | 0.001126 |
-| 0.2785 | 0.02026 | 0.002965 | 0.001059 | 0.001059 |
-| 0.2795 | 0.01846 | 0.002625 | 0.0009072 | 0.0009072 |
-| 0.281 | 0.01587 | 0.002176 | 0.0007152 | 0.0007152 |
-| 0.285 | 0.008978 | 0.001093 | 0.0003184 | 0.0003184 |
+| q | blanket | cross-cloned pools | two-type pool (every labelling) | least of all | grid |
+|---|---|---|---|---|---|
+| 0.27 | 0.03606 | 0.006586 | 0.00252 | 0.00252 | a |
+| 0.275 | 0.0242 | 0.003915 | 0.001319 | 0.001319 | a |
+| 0.278 | 0.0212 | 0.00315 | 0.001126 | 0.001126 | b |
+| 0.2785 | 0.02026 | 0.002965 | 0.001059 | 0.001059 | b |
+| 0.2795 | 0.01846 | 0.002625 | 0.001178 | 0.001178 | c |
+| 0.28 | 0.01756 | 0.002467 | 0.001093 | 0.001093 | c |
+| 0.2805 | 0.0167 | 0.002318 | 0.001013 | 0.001013 | c |
+| 0.281 | 0.01587 | 0.002176 | 0.0009517 | 0.0009517 | c |
+| 0.285 | 0.008978 | 0.001093 | 0.0003184 | 0.0003184 | d |
 
-(The rows at 0.27 and 0.275 used 8 gaps and corners every 4 users, the row at 0.285 8 gaps and every 3:
-coarser grids give lower floors, never invalid ones.) At q = 0.285 the least two-type floor sits at mean counts
+Grids: (a) 8 gaps, corners every 4 users; (b) 12 gaps, every 3; (c) as (b), with the facet normals of the
+Minkowski sum among the directions of step 1 (without them, 0.0009072 at 0.2795 and 0.0007152 at 0.281);
+(d) 8 gaps, every 3. Coarser grids and fewer directions give lower floors, never invalid ones. At q = 0.285 the least two-type floor sits at mean counts
 near (80, 28, 15) x-, x′- and uniform labels: the bound's best labelling mixes all three pools.
 
 **The stated value (proven): no pooled bound of this section (clone bounds, graded blanket, cross-cloned
 pools, two-type pools, or the least of them), however exactly computed, certifies η = 10⁻³ at
-(1000, 5, λ = 2) at any q ≤ 0.2785** (floor 0.001059 at q = 0.2785; 0.000907 at 0.2795). Other
+(1000, 5, λ = 2) at any q ≤ 0.2805** (floor 0.001013 at q = 0.2805; 0.000952 at 0.281). Other
 backgrounds tried at q = 0.285 floor the two-type pool lower: 9 at x, 490 at weight 1 and 500 at weight 2 gives 1.7·10⁻⁵; 4 at x, 245 at weight 1 and 750 at weight 2
 gives 5.6·10⁻⁵ (weight-1 users can give 0.40 of themselves to the x-pool).
 
@@ -1555,14 +1559,14 @@ minutes.
   and the cross-cloned homogeneous pools cannot certify η = 10⁻³ at (1000, 5, λ = 2) at any q ≤ 0.2997,
   nor without pools at any q ≤ 0.3033; against the 0.3019 and 0.3039 certified, refining their numerics
   can gain at most 0.0022 and 0.0006 in q. With the two-type pool, over every labelling, none certifies
-  at any q ≤ 0.2785. The reason is the same for all of them: users in the middle (at weight 2 of 5 here)
+  at any q ≤ 0.2805. The reason is the same for all of them: users in the middle (at weight 2 of 5 here)
   can lend only a fraction r^w of themselves to any one pool, and every labelling leaves the pools small
   (about 80, 28 and 15 reports at the two-type pool's least floor), while the truth, by the conjecture,
   is set by the whole population. A bound that reaches 0.264 must use the background beyond pools of
   fixed laws: the reduction of the conjecture, or a bound of another kind.
 - **The two-type pool's value** (item 2): proven (10.3), not computed. It is the only pooled form that
   the floors leave open at the issue's 0.285 (its floor there is 3.2·10⁻⁴ against η = 10⁻³), so computed
-  exactly it would certify at no q ≤ 0.2785, and whether it certifies at 0.285 depends on how far above its
+  exactly it would certify at no q ≤ 0.2805, and whether it certifies at 0.285 depends on how far above its
   floor its value lies. A Monte Carlo of its exact ratio (10.5) puts its value at the weight-2 background
   at about 1.5 to 2.5 times η at 0.285: probably it does not reach 0.285 either. It needs δ₂(a, b, c) certified
   from above at a few hundred reports (10.2's ratio gives it exactly per histogram, but the histograms
