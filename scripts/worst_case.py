@@ -1533,7 +1533,7 @@ representative, the two-type pool computed exactly would not certify 10⁻³ at 
 either: its value there is about 1.5 to 2.5 times η, and its floor is 3 to 5 times below its value (the
 cost of the cut-offs above the mean counts and of the union bound). This is evidence, not a proof.
 
-*The seed's L = 5 settings* (the same kind of background, 12 gaps, corners every 3 users), against
+*The seed's L = 5 settings* (the same kind of background, grid (b): 12 gaps, corners every 3 users), against
 10.4's floors and the best pair known:
 
 | N, L, q, λ | background (users per weight) | two-type floor | least of all | 10.4's pooled floor | best pair known |
