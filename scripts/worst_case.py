@@ -1489,7 +1489,7 @@ tried: at small N the cut-offs above the means cost much.
 
 *Numbers at (1000, 5, λ = 2).* The background: 9 users at x and 990 spread evenly over the ten vectors of
 weight 2, the middle weight nearer x (every user at distance 2 from x and 3 from x′), where no labelling
-makes two large pools. Corners on a grid of 3 users (680 to 1 530 of them), 12 gaps ε′ − ε from 0.2 to
+makes two large pools. Corners on a grid of 3 users (about 600 of them at these q), 12 gaps ε′ − ε from 0.2 to
 0.01 with 10.4's outer ones; 4 to 10 minutes per q on one core of the shared 2-core machine.
 
 | q | blanket | cross-cloned pools | two-type pool (every labelling) | least of all | grid |
