@@ -32,7 +32,8 @@ floats are charged as in pool_floor. At a fixed background the two-type bound do
 q (pool_floor's docstring: garbling maps every feasible f at q to a feasible f at q′ > q and the pool at
 q onto the pool at q′), so a floor above η at q₀ rules out η at every q ≤ q₀.
 
-    python scripts/two_type_floor.py 1000 5 0.285 --backgrounds 9,0,990,0,0,0
+    python scripts/two_type_floor.py 1000 5 0.2805 0.281 --points 12 --step 3 --backgrounds 9,0,990,0,0,0
+    python scripts/two_type_floor.py 1000 5 0.1692 --log-ratio 2 --points 12 --step 3 --backgrounds 9,0,990,0,0,0
 """
 
 from __future__ import annotations
