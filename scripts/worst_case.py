@@ -1432,10 +1432,18 @@ it for the pair x = 0…0 → x′ = 1…1 (d = L) at one background; the larger
 (10.3). Permutations of the bits fix x, x′ and U, so F(y) depends on y only through its weight w, and a
 background is given by its users per weight. F(y) is a polytope in three variables with at most
 (w + 1)(L − w + 1) constraints besides f ≥ 0; its vertices are found exactly, by solving every 3 × 3
-system of its constraints in exact rationals and keeping the feasible solutions. At L = 5 and q = 0.285
-it is a simplex: f_A/r^w + f_B/r^(L−w) + f_C/(2q)^L ≤ 1 (weight 2 at q = 0.285:
-0.159, 0.063, 0.060). A user at weight 2 gives at most 0.16 of a user to the x-pool, or 0.06 to the
-x′-pool, or 0.06 to the uniform pool, or a mixture: no labelling makes two large pools of it.
+system of its constraints in exact rationals and keeping the feasible solutions. It is always a simplex:
+
+    F(y) = {f ≥ 0 : f_A / r^h(y,x) + f_B / r^h(y,x′) + f_C / (2q)^L ≤ 1},
+
+for every pair x, x′ (any d) and every y. *Proof.* At z = ȳ (every bit of y flipped), M(y)(z) = q^L,
+M(x)(z) = q^(L − h(y,x)) p^h(y,x) (z agrees with x exactly where y does not), M(x′)(z) likewise and
+U(z) = 2^(−L), so the constraint at ȳ is the plane above; F(y) lies inside it. Its three axis points are
+feasible (M(y) ≥ r^h(y,x) M(x), M(y) ≥ r^h(y,x′) M(x′) and M(y) ≥ (2q)^L U pointwise, §8.2, §8.9), and so is 0,
+so by convexity the whole simplex lies in F(y). (The computed vertices agree at every L ≤ 8, weight and q
+tried.) At weight 2 of 5 and q = 0.285 the axis points are 0.159, 0.063 and 0.060: a user there gives at
+most 0.16 of itself to the x-pool, or 0.06 to the x′-pool, or 0.06 to the uniform pool, or a mixture on
+that plane; no labelling makes two large pools of it.
 
 *Step 1, the mean counts.* μ = E(A, B, C) = Σ_i f_i lies in the Minkowski sum of the F(y_i). The support
 function of a Minkowski sum is the sum of the support functions, so for every direction n ≥ 0,
@@ -1564,6 +1572,15 @@ minutes.
   (about 80, 28 and 15 reports at the two-type pool's least floor), while the truth, by the conjecture,
   is set by the whole population. A bound that reaches 0.264 must use the background beyond pools of
   fixed laws: the reduction of the conjecture, or a bound of another kind.
+- **A simplification of the two-type pool (proven here, not yet used).** E[δ₂(A, B, C)] is affine in each
+  user's label probabilities f_i when the others are fixed (user i's label is independent of the rest, and
+  its law is linear in f_i). So its least value over the product of the simplices F(y_i) is attained with
+  every f_i at a vertex: **each user goes to one pool only, with its largest probability** r^h(y,x),
+  r^h(y,x′) or (2q)^L (or to none). The three counts are then independent Poisson-binomials. Two uses:
+  (a) a sharper floor than 10.5's, the exact expectation over independent binomial counts instead of
+  cut-offs above the means with a union bound (most of 10.5's 3–5× slack); (b) for the bound itself,
+  §8.9's Hoeffding step applies to each count in turn (it needs independent counts), so the adversary is
+  left with three mean counts, linear in the background for each rule that sends classes of users to pools.
 - **The two-type pool's value** (item 2): proven (10.3), not computed. It is the only pooled form that
   the floors leave open at the issue's 0.285 (its floor there is 3.2·10⁻⁴ against η = 10⁻³), so computed
   exactly it would certify at no q ≤ 0.2805, and whether it certifies at 0.285 depends on how far above its
