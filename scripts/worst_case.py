@@ -1488,7 +1488,8 @@ fixes U keeps every f feasible and maps each pool at q onto the pool at q′ (10
 floor above η at q₀ rules out η at every q ≤ q₀.
 
 *Tests* (tests/test_two_type_floor.py): the vertices against a linear program (HiGHS) in random
-directions and against random feasible points, for L = 2, 3, 5; Hoeffding's upper-tail comparison on
+directions and against random feasible points, for L = 2, 3, 5, and equal to the simplex's four points at
+every weight for L = 2, 3, 5, 8 and four values of q; Hoeffding's upper-tail comparison on
 random Poisson-binomial counts in exact rationals (0/1-heavy ones included); the corners above the mean
 counts of random labellings; and each order's floor below the exact E[δ₂(A, B, C)] of random labellings
 (vertices and interior points) of backgrounds of 4 and 5 users at L = 2, every label assignment and every

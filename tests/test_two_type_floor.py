@@ -160,3 +160,15 @@ def test_floor_is_below_every_labelling(L, q, per_weight):
 def test_floor_refuses_a_wrong_background():
     with pytest.raises(ValueError, match="N - 1"):
         tf.order_floors(10, 2, 0.2, {0: 3}, np.array([2.0]))
+
+
+@pytest.mark.parametrize("L", [2, 3, 5, 8])
+@pytest.mark.parametrize("q", [0.05, 0.1692, 0.285, 0.45])
+def test_every_polytope_is_the_simplex_of_its_axis_points(L, q):
+    """docs/worst-case.md §10.5: F(y) = {f ≥ 0 : f_A/r^w + f_B/r^(L−w) + f_C/(2q)^L ≤ 1} at weight w, exactly."""
+    qf = Fraction(q)
+    r = qf / (1 - qf)
+    zero = Fraction(0)
+    for w in range(L + 1):
+        axes = {(zero, zero, zero), (r**w, zero, zero), (zero, r ** (L - w), zero), (zero, zero, (2 * qf) ** L)}
+        assert set(tf.vertices(L, q, w)) == axes
