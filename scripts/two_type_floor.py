@@ -237,13 +237,93 @@ def two_type_floor(
     return [max(a, b) for a, b in zip(both[True], both[False], strict=True)]
 
 
-def combined_tail(N: int, L: int, q: float, spec: list[int], lams: np.ndarray, ratio: float, step: int) -> dict:
-    """Tail floors of the blanket, the cross-cloned pools, the two-type pool and their least at one background."""
+def grid_up(values: np.ndarray, grid: Sequence[int]) -> np.ndarray:
+    """For a law over 0 … len − 1, the mass of each cell (grid[k − 1], grid[k]] put on grid[k] (beyond the
+    last point: dropped)."""
+    out = np.zeros(len(grid))
+    prev = -1
+    for k, g in enumerate(grid):
+        out[k] = values[prev + 1 : g + 1].sum() if prev + 1 < values.size else 0.0
+        prev = g
+    return out
+
+
+def vertex_floors(
+    N: int, L: int, q: float, m0: int, w: int, lams: np.ndarray, dense: Sequence[bool], step: int = 10, cells: int = 64
+) -> dict[bool, list[float]]:
+    """{forward: floors} of the two-type pool over every labelling at the background "m0 users at x, the
+    rest at weight w" (docs/worst-case.md §10.6, the vertex labellings): each weight-w user sends itself
+    to one pool with its largest probability (n_A, n_B, n_C users, n_A + n_B + n_C = N − 1 − m0, the grid
+    rounded up), each user at x is bounded by (1, Ber(r^L), Ber((2q)^L)); the counts are independent, and
+    E[δ₂] is summed exactly over them with δ₂ bounded below on a grid of counts (rounded up)."""
+    n = N - 1 - m0
+    qf = Fraction(q)
+    r = qf / (1 - qf)
+    al, be, ga = r**w, r ** (L - w), (2 * qf) ** L
+    cls = pf.classes(L, q, 0)
+    a_top = m0 + math.ceil(float(al) * n + 6 * math.sqrt(float(al) * n) + 6)
+    b_mean, c_mean = float(be) * n + m0 * float(r**L), float(ga) * (n + m0)
+    fine_b = list(range(0, 41, 2)) + list(range(46, math.ceil(b_mean + 6 * math.sqrt(b_mean) + 12), 6))
+    fine_c = list(range(0, 25, 3)) + list(range(32, math.ceil(c_mean + 6 * math.sqrt(c_mean) + 12), 8))
+    coarse_b, coarse_c = [*fine_b[::5], fine_b[-1]], [*fine_c[::4], fine_c[-1]]
+    laws_a: dict[int, np.ndarray] = {}
+    laws_b: dict[int, np.ndarray] = {}
+    laws_c: dict[int, np.ndarray] = {}
+    plan = []
+    for i in range(n // step + 1):
+        for j in range((n - i * step) // step + 1):
+            na, nb, nc = min((i + 1) * step, n), min((j + 1) * step, n), n - i * step - j * step
+            if na not in laws_a:
+                law = np.zeros(a_top + 1)
+                low = pf.binomial(na, al).lower()[: a_top + 1 - m0]
+                law[m0 : m0 + low.size] = low
+                laws_a[na] = law
+            if nb not in laws_b:
+                laws_b[nb] = pf.poisson_binomial([be, r**L], [nb, m0]).lower()
+            if nc not in laws_c:
+                laws_c[nc] = pf.binomial(nc + m0, ga).lower()
+            plan.append((na, nb, nc))
+    out: dict[bool, list[float]] = {True: [], False: []}
+    for lam, fine in zip(lams, dense, strict=True):
+        gb, gc = (fine_b, fine_c) if fine else (coarse_b, coarse_c)
+        pa = np.array([laws_a[na] for na, _, _ in plan])
+        pb = np.array([grid_up(laws_b[nb], gb) for _, nb, _ in plan])
+        pc = np.array([grid_up(laws_c[nc], gc) for _, _, nc in plan])
+        for fwd in (True, False):
+            first, second = (cls.xp, cls.x) if fwd else (cls.x, cls.xp)
+            D = np.zeros((a_top + 1, len(gb), len(gc)))
+            for kb, b in enumerate(gb):
+                for kc, c in enumerate(gc):
+                    ref = (80 * cls.x + b * cls.xp + c * cls.uniform) / (80 + b + c)
+                    k = pf.test_values(first, second, ref, float(lam), cells)
+                    if k is None:
+                        continue
+                    sched = [cls.uniform] * c + [cls.xp] * b + [cls.x] * a_top
+                    vals = pf.statistic_deltas(sched, range(b + c, b + c + a_top + 1), k, first, second, float(lam))
+                    D[:, kb, kc] = [vals[b + c + a] for a in range(a_top + 1)]
+            inner = np.tensordot(pa, D, axes=(1, 0))  # sums of nonnegative products: every rounding relative
+            sums = (inner * pb[:, :, None] * pc[:, None, :]).sum(axis=(1, 2))
+            terms = D.size + 8
+            out[fwd].append(min(pf.down(float(v), pf.grow(terms)) for v in sums))
+    return out
+
+
+def combined_tail(
+    N: int, L: int, q: float, spec: list[int], lams: np.ndarray, ratio: float, step: int, vertex: bool = False
+) -> dict:
+    """Tail floors of the blanket, the cross-cloned pools, the two-type pool and their least at one background
+    (``vertex``: the two-type pool by :func:`vertex_floors`, for users at x and at one other weight only)."""
     per_weight = dict(enumerate(spec))
     bg = pf.weight_background(L, per_weight)
     fl = pf.floors(N, q, lams, bg, ratio, ("blanket", "cross-cloned"))
     deltas = dict(fl.deltas)
-    deltas["two-type (every labelling)"] = two_type_floor(N, L, q, per_weight, lams, step)
+    if vertex:
+        (w,) = [k for k, c in per_weight.items() if c and k != 0]
+        gaps = np.log(ratio) - np.log(lams)
+        both = vertex_floors(N, L, q, per_weight.get(0, 0), w, lams, [g <= 0.2 + 1e-9 for g in gaps], step)
+        deltas["two-type (every labelling)"] = [max(a, b) for a, b in zip(both[True], both[False], strict=True)]
+    else:
+        deltas["two-type (every labelling)"] = two_type_floor(N, L, q, per_weight, lams, step)
     forms = ("blanket", "cross-cloned", "two-type (every labelling)")
     deltas["least of all"] = [min(v) for v in zip(*(deltas[k] for k in forms), strict=True)]
     deltas.pop("pooled (least)", None)
@@ -260,6 +340,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--points", type=int, default=20, help="values of ε′ − ε in the dense range")
     ap.add_argument("--step", type=int, default=2, help="grid step of the corners, in users")
     ap.add_argument("--backgrounds", nargs="+", default=["9,0,990,0,0,0"])
+    ap.add_argument("--vertex", action="store_true", help="the two-type pool by vertex labellings (§10.6)")
     args = ap.parse_args(argv)
     if args.log_ratio is not None:
         args.ratio = math.nextafter(math.exp(args.log_ratio), math.inf)
@@ -267,7 +348,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     for q in args.q:
         for spec in args.backgrounds:
             counts = [int(c) for c in spec.split(",")]
-            tails = combined_tail(args.N, args.L, q, counts, lams, args.ratio, args.step)
+            tails = combined_tail(args.N, args.L, q, counts, lams, args.ratio, args.step, args.vertex)
             cells = "  ".join(f"{k} {v:.4g}" for k, v in tails.items())
             print(
                 f"N={args.N} L={args.L} q={q} λ={args.ratio} users per weight {spec}: tail floors  {cells}", flush=True

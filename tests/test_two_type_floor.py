@@ -172,3 +172,22 @@ def test_every_polytope_is_the_simplex_of_its_axis_points(L, q):
     for w in range(L + 1):
         axes = {(zero, zero, zero), (r**w, zero, zero), (zero, r ** (L - w), zero), (zero, zero, (2 * qf) ** L)}
         assert set(tf.vertices(L, q, w)) == axes
+
+
+@pytest.mark.parametrize(("L", "q", "m0", "w", "n"), [(2, 0.3, 2, 1, 2), (2, 0.2, 1, 2, 3)])
+def test_vertex_floor_is_below_every_labelling(L, q, m0, w, n):
+    """The vertex-labelling floor (§10.6) is at most E[δ₂] of random labellings, vertices and interior
+    points alike, in each order (exact rationals), and not vacuous."""
+    lams = np.array([1.2, 2.0])
+    floors = tf.vertex_floors(m0 + n + 1, L, q, m0, w, lams, [True, False], step=1)
+    cls = pf.classes(L, q, 0)
+    rng = random.Random(5)
+    users = [0] * m0 + [w] * n
+    cache: dict = {}
+    labellings = [[rng.choice(tf.vertices(L, q, u)) for u in users] for _ in range(5)]
+    labellings += [[random_point(L, q, u, rng) for u in users] for _ in range(5)]
+    for fwd in (True, False):
+        for lam, low in zip(lams, floors[fwd], strict=True):
+            values = [pooled_value(cls, lab, Fraction(float(lam)), fwd, cache) for lab in labellings]
+            assert Fraction(low) <= min(values)
+    assert max(floors[True] + floors[False]) > 0
