@@ -27,12 +27,19 @@ min over every choice of E[δ₂(A, B, C)](ε), in each order (the larger of the
    E[δ₂] ≥ Σ_k (L_k − L_{k+1}) (1 − Σ_g P(count_g > c^k_g)) (union bound).
 5. *D_k* is pool_floor's certified statistic bound (an event's P′ − e^ε P, every rounding charged).
 
+``--vertex`` (§10.5, vertex labellings) replaces steps 2–4 at a background of users at x and at one other
+weight: E[δ₂] is affine in each f_i, so its least value is at a vertex of every F(y_i) (each user in one
+pool, with its largest probability); the counts are then independent binomials (the users at x bounded by
+(1, Ber(r^L), Ber((2q)^L))), and E[δ₂] is summed over them exactly, δ₂ bounded on a grid of counts
+rounded up and the labellings on a grid rounded so that every count grows.
+
 The floor at ε is the least over the corners. Exact rationals everywhere except the statistic, whose
 floats are charged as in pool_floor. At a fixed background the two-type bound does not increase with
 q (pool_floor's docstring: garbling maps every feasible f at q to a feasible f at q′ > q and the pool at
 q onto the pool at q′), so a floor above η at q₀ rules out η at every q ≤ q₀.
 
     python scripts/two_type_floor.py 1000 5 0.2805 0.281 --points 12 --step 3 --backgrounds 9,0,990,0,0,0
+    python scripts/two_type_floor.py 1000 5 0.285 --points 10 --vertex --backgrounds 9,0,990,0,0,0
     python scripts/two_type_floor.py 1000 5 0.1692 --log-ratio 2 --points 12 --step 3 --backgrounds 9,0,990,0,0,0
 """
 

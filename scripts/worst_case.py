@@ -1095,10 +1095,9 @@ The floors prove that **no bound of the computed pooled forms certifies η = 10�
 any q ≤ 0.2997**. The forms are the clone bounds, the graded blanket and the cross-cloned homogeneous
 pools, however exactly they are computed. Without pools (the default curve's forms) none certifies at
 any q ≤ 0.3033. And **no pooled bound of the forms of this section, the two-type pool included, certifies
-η = 10⁻³ there at any q ≤ 0.2805** (10.5): every pooled form stays above the δ route's ideal (0.264) and
-above the seed's pair's own calibration (0.2585). Only the two-type pool is not ruled out at the issue's
-0.285; it is not computed (10.3), and a Monte Carlo of its exact ratio suggests that it would not reach
-0.285 either (10.5). The scripts are `scripts/background_search.py`, `scripts/two_type.py`,
+η = 10⁻³ there at any q ≤ 0.285** (10.5), the issue's target itself: every pooled form, computed or only
+proven, stays above it, above the δ route's ideal (0.264) and above the seed's pair's own calibration
+(0.2585). Reaching 0.285 needs a bound of another kind: the reduction of the conjecture (10.6). The scripts are `scripts/background_search.py`, `scripts/two_type.py`,
 `scripts/pool_floor.py` and `scripts/two_type_floor.py`. tests/test_worst_background.py,
 tests/test_pool_floor.py and tests/test_two_type_floor.py check them against exhaustive enumeration
 (`oracles_pairs`), linear programs and exact rationals.
@@ -1518,9 +1517,10 @@ Minkowski sum among the directions of step 1 (without them, 0.0009072 at 0.2795 
 (d) 8 gaps, every 3. Coarser grids and fewer directions give lower floors, never invalid ones. At q = 0.285 the least two-type floor sits at mean counts
 near (80, 28, 15) x-, x′- and uniform labels: the bound's best labelling mixes all three pools.
 
-**The stated value (proven): no pooled bound of this section (clone bounds, graded blanket, cross-cloned
-pools, two-type pools, or the least of them), however exactly computed, certifies η = 10⁻³ at
-(1000, 5, λ = 2) at any q ≤ 0.2805** (floor 0.001013 at q = 0.2805; 0.000952 at 0.281). Other
+With the chain, no pooled bound of this section (clone bounds, graded blanket, cross-cloned pools,
+two-type pools, or the least of them), however exactly computed, certifies η = 10⁻³ at (1000, 5, λ = 2)
+at any q ≤ 0.2805 (floor 0.001013 at q = 0.2805; 0.000952 at 0.281); the vertex labellings below raise
+this to 0.285. Other
 backgrounds tried at q = 0.285 floor the two-type pool lower: 9 at x, 490 at weight 1 and 500 at weight 2 gives 1.7·10⁻⁵; 4 at x, 245 at weight 1 and 750 at weight 2
 gives 5.6·10⁻⁵ (weight-1 users can give 0.40 of themselves to the x-pool).
 
@@ -1539,8 +1539,48 @@ least floor's corner, the tails through 10.4's step (e^ε from e^0.45 to e^0.64)
 
 (3 000 samples per order, the larger order; at the mean counts, not averaged over them.) If these are
 representative, the two-type pool computed exactly would not certify 10⁻³ at 0.285 at this background
-either: its value there is about 1.5 to 2.5 times η, and its floor is 3 to 5 times below its value (the
-cost of the cut-offs above the mean counts and of the union bound). This is evidence, not a proof.
+either: its value there is about 1.5 to 2.5 times η, and the chain's floor is 3 to 5 times below its value
+(the cost of the cut-offs above the mean counts and of the union bound). The vertex labellings below
+remove that cost and prove it.
+
+*A sharper floor: vertex labellings (proof).* E[δ₂(A, B, C)] is affine in each user's label
+probabilities f_i when the others are fixed: user i's label is independent of the others and its law is
+linear in f_i. So its least value over the product of the simplices F(y_i) is attained with every f_i at
+a vertex: **each user goes to one pool only, with its largest probability** r^h(y,x), r^h(y,x′) or
+(2q)^L, or to none; and none is never needed, since one more user in a pool makes the counts larger
+(couple user by user) and δ₂ smaller. At a background of m₀ users at x and n at weight w, a labelling is
+then (n_A, n_B, n_C) users of weight w sent to the x-, x′- and uniform pools, n_A + n_B + n_C = n. The users
+at x are each bounded by (1, Ber(r^L), Ber((2q)^L)) with independent coordinates: each of their vertices
+contributes (1, 0, 0), (0, Ber(r^L), 0) or (0, 0, Ber((2q)^L)), below that vector in one coupling. So the
+counts lie below the independent
+
+    A′ = m₀ + Bin(n_A, r^w),   B′ = Bin(n_B, r^(L−w)) + Bin(m₀, r^L),   C′ = Bin(n_C + m₀, (2q)^L),
+
+and E[δ₂(A, B, C)] ≥ Σ_a,b,c P(A′ = a) P(B′ = b) P(C′ = c) D(a, b⁺, c⁺), D pool_floor's statistic bound and
+b⁺, c⁺ the counts rounded up to a grid (b every 2 up to 40, then every 6; c every 3 up to 24, then every 8;
+every a; coarser at the outer e^ε). The labellings are taken on a grid of 10 users, rounded so that every
+count grows (n_A and n_B up, n_C = n minus their lower ends). The masses are the certified binomial laws'
+lower ends, the sums of nonnegative products are charged (1 + u)^n, and the rest is as above. No union
+bound and no cut-offs above the means: at the corner of the least floor, e^ε = 1.8, q = 0.285, the forward
+floor is 2.3·10⁻⁴ against 6.3·10⁻⁵ by the chain. (`two_type_floor.py --vertex`; tests/test_two_type_floor.py
+checks it against the exact E[δ₂] of random labellings, vertices and interior points, at N = 5, L = 2, in
+each order.)
+
+At the background of 9 users at x and 990 at weight 2, with 10 gaps (each q about 13 minutes on one core):
+
+| q | blanket | cross-cloned pools | two-type pool (vertex labellings) | least of all |
+|---|---|---|---|---|
+| 0.285 | 0.009927 | 0.0012 | 0.001461 | 0.0012 |
+| 0.2865 | 0.008363 | 0.0009673 | 0.00122 | 0.0009673 |
+| 0.2875 | 0.00743 | 0.000835 | 0.001081 | 0.000835 |
+| 0.29 | 0.00547 | 0.0005707 | 0.0007582 | 0.0005707 |
+
+**The stated value (proven): no pooled bound of this section (clone bounds, graded blanket, cross-cloned
+pools, two-type pools over every labelling, or the least of them), however exactly computed, certifies
+η = 10⁻³ at (1000, 5, λ = 2) at any q ≤ 0.285**, the issue's target: at q = 0.285 the least floor is
+0.0012. The two-type pool alone certifies at no q ≤ 0.2875 (floor 0.001081); from 0.2865 on, the
+cross-cloned pools' floor at this background is the one below η. It fits the Monte Carlo above (the
+two-type pool's value at 0.285 about 1.5 to 2.5 times η).
 
 *The seed's L = 5 settings* (the same kind of background, grid (b): 12 gaps, corners every 3 users), against
 10.4's floors and the best pair known:
@@ -1564,33 +1604,21 @@ minutes.
   10.1 and the issue's 284 cases (exhaustive, certified margins), and 10.2 at the seed's settings
   (Monte Carlo). If it were proven, the every-pair δ would be the maximum over homogeneous and
   two-vector backgrounds, near the δ route's ideal q ≈ 0.264 at (1000, 5, λ = 2).
-- **Pooled forms cannot reach that ideal (proven, 10.4 and 10.5).** The clone bounds, the graded blanket
-  and the cross-cloned homogeneous pools cannot certify η = 10⁻³ at (1000, 5, λ = 2) at any q ≤ 0.2997,
-  nor without pools at any q ≤ 0.3033; against the 0.3019 and 0.3039 certified, refining their numerics
-  can gain at most 0.0022 and 0.0006 in q. With the two-type pool, over every labelling, none certifies
-  at any q ≤ 0.2805. The reason is the same for all of them: users in the middle (at weight 2 of 5 here)
-  can lend only a fraction r^w of themselves to any one pool, and every labelling leaves the pools small
-  (about 80, 28 and 15 reports at the two-type pool's least floor), while the truth, by the conjecture,
-  is set by the whole population. A bound that reaches 0.264 must use the background beyond pools of
-  fixed laws: the reduction of the conjecture, or a bound of another kind.
-- **A simplification of the two-type pool (proven here, not yet used).** E[δ₂(A, B, C)] is affine in each
-  user's label probabilities f_i when the others are fixed (user i's label is independent of the rest, and
-  its law is linear in f_i). So its least value over the product of the simplices F(y_i) is attained with
-  every f_i at a vertex: **each user goes to one pool only, with its largest probability** r^h(y,x),
-  r^h(y,x′) or (2q)^L (or to none). The three counts are then independent Poisson-binomials. Two uses:
-  (a) a sharper floor than 10.5's, the exact expectation over independent binomial counts instead of
-  cut-offs above the means with a union bound (most of 10.5's 3–5× slack); (b) for the bound itself,
-  §8.9's Hoeffding step applies to each count in turn (it needs independent counts), so the adversary is
-  left with three mean counts, linear in the background for each rule that sends classes of users to pools.
-- **The two-type pool's value** (item 2): proven (10.3), not computed. It is the only pooled form that
-  the floors leave open at the issue's 0.285 (its floor there is 3.2·10⁻⁴ against η = 10⁻³), so computed
-  exactly it would certify at no q ≤ 0.2805, and whether it certifies at 0.285 depends on how far above its
-  floor its value lies. A Monte Carlo of its exact ratio (10.5) puts its value at the weight-2 background
-  at about 1.5 to 2.5 times η at 0.285: probably it does not reach 0.285 either. It needs δ₂(a, b, c) certified
-  from above at a few hundred reports (10.2's ratio gives it exactly per histogram, but the histograms
-  number about 10¹¹ at the adversary's counts), and an adversary over three mean counts (step 1 of 10.5
-  gives its feasible set exactly; Hoeffding's lower-tail step of §8.9 extends coordinatewise only where
-  the counts are independent).
+- **Pooled forms cannot reach the issue's 0.285 (proven, 10.4 and 10.5).** The clone bounds, the graded
+  blanket and the cross-cloned homogeneous pools cannot certify η = 10⁻³ at (1000, 5, λ = 2) at any
+  q ≤ 0.2997, nor without pools at any q ≤ 0.3033; against the 0.3019 and 0.3039 certified, refining their
+  numerics can gain at most 0.0022 and 0.0006 in q. With the two-type pool, over every labelling, none
+  certifies at any q ≤ 0.285. The reason is the same for all of them: users in the middle (at weight 2 of
+  5 here) can lend only a fraction r^w of themselves to any one pool, and every labelling leaves the pools
+  small (about 80, 28 and 12 reports where the two-type floor is least), while the truth, by the
+  conjecture, is set by the whole population. A bound that reaches 0.285 must use the background beyond
+  pools of fixed laws: the reduction of the conjecture, or a bound of another kind.
+- **The two-type pool** (items 1, 2): proven (10.3), not computed, and now ruled out at 0.285 (10.5). Its
+  best labelling puts each user in one pool (10.5, vertex labellings), so its counts are independent
+  Poisson-binomials and §8.9's Hoeffding step applies to each in turn; computed, it could still tighten the
+  every-pair bound between 0.285 and 0.3019 (its floor is 0.00146 at 0.285 and 0.00076 at 0.29), but it
+  needs δ₂(a, b, c) certified from above at a few hundred reports (10.2's ratio gives it exactly per
+  histogram, but the histograms number about 10¹¹ at these counts).
 - **§8.4's columns.** No new bound is in the product, so §8.4 has no new column; it already has the
   cross-cloned pools' column, with its time, for the seed's L = 5 settings and for L = 8, 16 and 40
   (issue 29). The floors of 10.4 and 10.5 are lower bounds on what a form can certify, not bounds. At
