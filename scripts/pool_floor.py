@@ -534,14 +534,27 @@ def climb(N: int, L: int, q: float, per_weight: list[int], ratio: float, lams: n
     return best
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def setting_arguments(ap: argparse.ArgumentParser, points: int) -> None:
+    """The floor scripts' common arguments: N, L, the q's, the tail's λ′ and the dense grid's size."""
     ap.add_argument("N", type=int)
     ap.add_argument("L", type=int)
     ap.add_argument("q", type=float, nargs="+")
     ap.add_argument("--ratio", type=float, default=2.0, help="λ′ = e^ε′ of the tail, taken as the exact float")
     ap.add_argument("--log-ratio", type=float, help="ε′ instead: the float one step above exp(ε′), at least e^ε′")
-    ap.add_argument("--points", type=int, default=80, help="values of ε′ − ε in the dense range")
+    ap.add_argument("--points", type=int, default=points, help="values of ε′ − ε in the dense range")
+
+
+def parse_setting(ap: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """Parsed arguments, ``ratio`` the float one step above exp(ε′) where ``--log-ratio`` was given."""
+    args = ap.parse_args(argv)
+    if args.log_ratio is not None:
+        args.ratio = math.nextafter(math.exp(args.log_ratio), math.inf)
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    setting_arguments(ap, 80)
     ap.add_argument("--gaps", type=float, nargs=2, default=(0.2, 0.01), help="the dense range of ε′ − ε")
     ap.add_argument("--kinds", nargs="+", default=["blanket", "cross-cloned"])
     ap.add_argument(
@@ -555,9 +568,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--blanket-only", action="store_true", help="bisect the blanket's floor (the default curve's)")
     ap.add_argument("--tol", type=float, default=1e-3, help="the bisection's width in q")
     ap.add_argument("--climb", type=int, default=0, help="first search backgrounds, moving this many vector-sets")
-    args = ap.parse_args(argv)
-    if args.log_ratio is not None:
-        args.ratio = math.nextafter(math.exp(args.log_ratio), math.inf)
+    args = parse_setting(ap, argv)
     lams = lam_grid(args.ratio, args.points, tuple(args.gaps))
     specs = [[int(c) for c in spec.split(",")] for spec in args.backgrounds]
     if args.climb:

@@ -123,8 +123,10 @@ def sample(a: int, b: int, L: int, q: float, size: int, rng: np.random.Generator
     return rng.multinomial(a, w, size=size) + rng.multinomial(b, wb, size=size)
 
 
-def deltas3(a: int, b: int, c: int, L: int, q: float, eps, samples: int = 20_000, seed: int = 0, chunk: int = 500):
-    """As :func:`deltas`, for the pool of ``a`` reports of M(x), ``b`` of M(x′) and ``c`` of U (:func:`ratio3`)."""
+def deltas(a: int, b: int, L: int, q: float, eps, samples: int = 20_000, seed: int = 0, chunk: int = 2_000, c: int = 0):
+    """Monte Carlo estimates (forward, reverse), each (mean, standard error) per ε: forward is
+    δ_{P′‖P} (S from a at x, b + 1 at x′), reverse δ_{P‖P′}; with ``c`` reports of U in the pool as well
+    (:func:`ratio3`)."""
     rng = np.random.default_rng(seed)
     lam = np.exp(np.asarray(eps, dtype=float))
     beta = special.comb(L, np.arange(L + 1)) / 2.0**L
@@ -134,26 +136,9 @@ def deltas3(a: int, b: int, c: int, L: int, q: float, eps, samples: int = 20_000
         for start in range(0, samples, chunk):
             m = min(chunk, samples - start)
             h = sample(a, b + 1, L, q, m, rng) if forward else sample(a + 1, b, L, q, m, rng)
-            h = h + rng.multinomial(c, beta, size=m)
-            R = ratio3(h, a, b, c, q)
-            vals.append(np.maximum(1 - (lam[None, :] / R[:, None] if forward else lam[None, :] * R[:, None]), 0))
-        v = np.concatenate(vals)
-        out.append((v.mean(0), v.std(0, ddof=1) / math.sqrt(len(v))))
-    return out
-
-
-def deltas(a: int, b: int, L: int, q: float, eps, samples: int = 20_000, seed: int = 0, chunk: int = 2_000):
-    """Monte Carlo estimates (forward, reverse), each (mean, standard error) per ε: forward is
-    δ_{P′‖P} (S from a at x, b + 1 at x′), reverse δ_{P‖P′}."""
-    rng = np.random.default_rng(seed)
-    lam = np.exp(np.asarray(eps, dtype=float))
-    out = []
-    for forward in (True, False):
-        vals = []
-        for start in range(0, samples, chunk):
-            m = min(chunk, samples - start)
-            h = sample(a, b + 1, L, q, m, rng) if forward else sample(a + 1, b, L, q, m, rng)
-            R = ratio(h, a, b, q)
+            if c:
+                h = h + rng.multinomial(c, beta, size=m)
+            R = ratio3(h, a, b, c, q) if c else ratio(h, a, b, q)
             vals.append(np.maximum(1 - (lam[None, :] / R[:, None] if forward else lam[None, :] * R[:, None]), 0))
         v = np.concatenate(vals)
         out.append((v.mean(0), v.std(0, ddof=1) / math.sqrt(len(v))))

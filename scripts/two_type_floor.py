@@ -259,7 +259,7 @@ def vertex_floors(
     N: int, L: int, q: float, m0: int, w: int, lams: np.ndarray, dense: Sequence[bool], step: int = 10, cells: int = 64
 ) -> dict[bool, list[float]]:
     """{forward: floors} of the two-type pool over every labelling at the background "m0 users at x, the
-    rest at weight w" (docs/worst-case.md §10.6, the vertex labellings): each weight-w user sends itself
+    rest at weight w" (docs/worst-case.md §10.5, the vertex labellings): each weight-w user sends itself
     to one pool with its largest probability (n_A, n_B, n_C users, n_A + n_B + n_C = N − 1 − m0, the grid
     rounded up), each user at x is bounded by (1, Ber(r^L), Ber((2q)^L)); the counts are independent, and
     E[δ₂] is summed exactly over them with δ₂ bounded below on a grid of counts (rounded up)."""
@@ -339,18 +339,11 @@ def combined_tail(
 
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("N", type=int)
-    ap.add_argument("L", type=int)
-    ap.add_argument("q", type=float, nargs="+")
-    ap.add_argument("--ratio", type=float, default=2.0, help="λ′ = e^ε′ of the tail, taken as the exact float")
-    ap.add_argument("--log-ratio", type=float, help="ε′ instead: the float one step above exp(ε′), at least e^ε′")
-    ap.add_argument("--points", type=int, default=20, help="values of ε′ − ε in the dense range")
+    pf.setting_arguments(ap, 20)
     ap.add_argument("--step", type=int, default=2, help="grid step of the corners, in users")
     ap.add_argument("--backgrounds", nargs="+", default=["9,0,990,0,0,0"])
-    ap.add_argument("--vertex", action="store_true", help="the two-type pool by vertex labellings (§10.6)")
-    args = ap.parse_args(argv)
-    if args.log_ratio is not None:
-        args.ratio = math.nextafter(math.exp(args.log_ratio), math.inf)
+    ap.add_argument("--vertex", action="store_true", help="the two-type pool by vertex labellings (§10.5)")
+    args = pf.parse_setting(ap, argv)
     lams = pf.lam_grid(args.ratio, args.points)
     for q in args.q:
         for spec in args.backgrounds:

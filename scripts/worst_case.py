@@ -1527,7 +1527,7 @@ gives 5.6·10⁻⁵ (weight-1 users can give 0.40 of themselves to the x-pool).
 *What the two-type pool itself would give there (Monte Carlo, not a bound).* `two_type.ratio3` is 10.2's
 exact ratio with uniform reports as well (a coefficient in two variables, its transform sized past 24
 standard deviations of each count; tests/test_worst_background.py checks it against every histogram of
-small pools), and `two_type.deltas3` samples δ₂ at fixed counts. At q = 0.285, at labellings near the
+small pools), and `two_type.deltas(..., c=)` samples δ₂ at fixed counts. At q = 0.285, at labellings near the
 least floor's corner, the tails through 10.4's step (e^ε from e^0.45 to e^0.64) are:
 
 | reports at x, x′, U | δ₂(0.5) | δ₂(0.6) | tail |

@@ -137,6 +137,23 @@ def pooled_value(cls, labels: list[tuple[Fraction, ...]], lam: Fraction, forward
     return total
 
 
+def assert_below_labellings(
+    L: int, q: float, users: list[int], lams: np.ndarray, floors: dict[bool, list[float]], seed: int, count: int
+) -> None:
+    """Each order's floor at each e^ε is at most E[δ₂] of ``count`` random vertex labellings and ``count``
+    random interior ones of users at weights ``users`` (exactly), and some floor is positive."""
+    cls = pf.classes(L, q, 0)
+    rng = random.Random(seed)
+    cache: dict = {}
+    labellings = [[rng.choice(tf.vertices(L, q, w)) for w in users] for _ in range(count)]
+    labellings += [[random_point(L, q, w, rng) for w in users] for _ in range(count)]
+    for fwd in (True, False):
+        for lam, low in zip(lams, floors[fwd], strict=True):
+            values = [pooled_value(cls, lab, Fraction(float(lam)), fwd, cache) for lab in labellings]
+            assert Fraction(low) <= min(values)
+    assert max(floors[True] + floors[False]) > 0
+
+
 @pytest.mark.parametrize(("L", "q", "per_weight"), [(2, 0.3, {0: 2, 1: 2}), (2, 0.15, {0: 1, 1: 2, 2: 1})])
 def test_floor_is_below_every_labelling(L, q, per_weight):
     """In each order and at each e^ε, the floor is at most E[δ₂] of random labellings (and of the ones at
@@ -144,17 +161,7 @@ def test_floor_is_below_every_labelling(L, q, per_weight):
     N = sum(per_weight.values()) + 1
     lams = np.array([1.2, 2.0])
     floors = tf.order_floors(N, L, q, per_weight, lams, step=1, cells=64)
-    cls = pf.classes(L, q, 0)
-    rng = random.Random(11)
-    users = [w for w, c in per_weight.items() for _ in range(c)]
-    cache: dict = {}
-    labellings = [[rng.choice(tf.vertices(L, q, w)) for w in users] for _ in range(4)]
-    labellings += [[random_point(L, q, w, rng) for w in users] for _ in range(4)]
-    for fwd in (True, False):
-        for lam, low in zip(lams, floors[fwd], strict=True):
-            values = [pooled_value(cls, lab, Fraction(float(lam)), fwd, cache) for lab in labellings]
-            assert Fraction(low) <= min(values)
-    assert max(floors[True] + floors[False]) > 0
+    assert_below_labellings(L, q, [w for w, c in per_weight.items() for _ in range(c)], lams, floors, 11, 4)
 
 
 def test_floor_refuses_a_wrong_background():
@@ -176,18 +183,8 @@ def test_every_polytope_is_the_simplex_of_its_axis_points(L, q):
 
 @pytest.mark.parametrize(("L", "q", "m0", "w", "n"), [(2, 0.3, 2, 1, 2), (2, 0.2, 1, 2, 3)])
 def test_vertex_floor_is_below_every_labelling(L, q, m0, w, n):
-    """The vertex-labelling floor (§10.6) is at most E[δ₂] of random labellings, vertices and interior
+    """The vertex-labelling floor (§10.5) is at most E[δ₂] of random labellings, vertices and interior
     points alike, in each order (exact rationals), and not vacuous."""
     lams = np.array([1.2, 2.0])
     floors = tf.vertex_floors(m0 + n + 1, L, q, m0, w, lams, [True, False], step=1)
-    cls = pf.classes(L, q, 0)
-    rng = random.Random(5)
-    users = [0] * m0 + [w] * n
-    cache: dict = {}
-    labellings = [[rng.choice(tf.vertices(L, q, u)) for u in users] for _ in range(5)]
-    labellings += [[random_point(L, q, u, rng) for u in users] for _ in range(5)]
-    for fwd in (True, False):
-        for lam, low in zip(lams, floors[fwd], strict=True):
-            values = [pooled_value(cls, lab, Fraction(float(lam)), fwd, cache) for lab in labellings]
-            assert Fraction(low) <= min(values)
-    assert max(floors[True] + floors[False]) > 0
+    assert_below_labellings(L, q, [0] * m0 + [w] * n, lams, floors, 5, 5)
