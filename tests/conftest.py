@@ -31,6 +31,25 @@ def pytest_configure(config):
     import gpu_rs.engine.bounds
 
     gpu_rs.engine.bounds.STRICT = True
+    _refuse_implicit_host_copies()
+
+
+def _refuse_implicit_host_copies():
+    """Make ``array-api-strict`` arrays refuse ``np.asarray`` as CuPy's do.
+
+    CuPy raises ``TypeError`` on an implicit conversion to NumPy; without this the
+    ``array_api_strict`` runs would convert silently and let such a call reach the GPU
+    (where it crashed the privacy profile once). Host copies go through
+    ``gpu_rs.common.backend.to_numpy`` (DLPack), which this leaves working.
+    """
+    if importlib.util.find_spec("array_api_strict") is None:
+        return
+    from array_api_strict._array_object import Array
+
+    def refuse(self, *args, **kwargs):
+        raise TypeError("Implicit conversion to a NumPy array is not allowed (as in CuPy): use to_numpy")
+
+    Array.__array__ = refuse
 
 
 @pytest.fixture(params=BACKENDS, scope="session")

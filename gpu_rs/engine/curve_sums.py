@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from gpu_rs.common.backend import to_numpy
 from gpu_rs.common.floats import UNIT
 from gpu_rs.engine.charfn import Spectrum
 from gpu_rs.engine.majorants import vaaler_weights
@@ -94,10 +95,10 @@ def circle_bounds(
             else:  # E V(α − U) and E Δ(U − α) sums
                 x1 = xp.sum(wb * (sa * re - ca * im), axis=1)
                 x2 = xp.sum(wc * (re * ca + im * sa), axis=1)
-            a1[sl] += np.asarray(x1, dtype=float)
-            a2[sl] += np.asarray(x2, dtype=float)
+            a1[sl] += to_numpy(x1)
+            a2[sl] += to_numpy(x2)
             e = xp.sum(weight * (err + mod * (ang_err + 8.0 * UNIT)), axis=1)
-            term_err[sl] += np.asarray(e, dtype=float)
+            term_err[sl] += to_numpy(e)
             magnitude[sl] += float(xp.sum(weight * mod))
     ev0, ed0 = -s_b_im, 1.0 + 2.0 * s_c_re
     roundoff = term_err + (16.0 + 2.0 * math.log2(K + 1)) * UNIT * (magnitude + 4.0) * 2.0
