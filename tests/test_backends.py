@@ -45,7 +45,9 @@ TAILS = [
 ]
 
 
-@pytest.mark.parametrize("case", TAILS, ids=lambda c: "-".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in c.items()))
+@pytest.mark.parametrize(
+    "case", TAILS, ids=lambda c: "-".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in c.items())
+)
 def test_tail(gpu_rs, other, case):
     extra = {"search_seconds": 0.0} if case["scope"] == "all" else {}
     found = gpu_rs.tail(**case, backend=other, **extra)
@@ -59,7 +61,7 @@ def test_profile_both_ways(gpu_rs, other, k):
     bits, q = (5, 0.25) if k == 1 else (3, 0.3)
     found = gpu_rs.privacy_profile(1000, bits, q, k=k, backend=other, search_seconds=0.0)
     reference = gpu_rs.privacy_profile(1000, bits, q, k=k, backend="numpy", search_seconds=0.0)
-    for d, r in zip(found.delta([0.5, 1.0, 2.0]), reference.delta([0.5, 1.0, 2.0])):
+    for d, r in zip(found.delta([0.5, 1.0, 2.0]), reference.delta([0.5, 1.0, 2.0]), strict=True):
         agree(d, r)
     agree(found.epsilon(1e-4), reference.epsilon(1e-4))
     assert found.backend == other
@@ -84,5 +86,5 @@ def test_distribution(gpu_rs, other):
     for name in ("probs_lower", "probs_upper", "sf_lower", "sf_upper"):
         a, b = getattr(found, name), getattr(reference, name)
         assert len(a) == len(b) > 0
-        for x, y in zip(a, b):
+        for x, y in zip(a, b, strict=True):
             assert close(float(x), float(y)), name
