@@ -173,12 +173,50 @@ def _scope(scope: str | None) -> dict[str, Any]:
 
 
 def exact_tail(
-    n: int, bits: int, q: float, eps: float, backend: str, rel_width: float = 1e-3, scope: str | None = "forward"
+    n: int,
+    bits: int,
+    q: float,
+    eps: float,
+    backend: str,
+    rel_width: float = 1e-3,
+    scope: str | None = "forward",
+    search_seconds: float | None = None,
 ) -> dict[str, Any]:
-    """:func:`gpu_rs.tail` as a dict (``scope=None``: the default scope)."""
+    """:func:`gpu_rs.tail` as a dict (``scope=None``: the default scope; ``search_seconds=None``: the library's)."""
     import gpu_rs
 
-    return gpu_rs.tail(n, bits, q, eps, rel_width=rel_width, backend=backend, **_scope(scope)).to_dict()
+    extra = {} if search_seconds is None else {"search_seconds": search_seconds}
+    return gpu_rs.tail(n, bits, q, eps, rel_width=rel_width, backend=backend, **_scope(scope), **extra).to_dict()
+
+
+def profiled(task: str, kwargs: dict[str, Any], top: int = 40) -> dict[str, Any]:
+    """The task ``task`` of this module run once under :mod:`cProfile`: its seconds and the profile as text.
+
+    The text lists the ``top`` functions by cumulative time, then by their own time (the GPU check's
+    profiles of the rows where the device loses to NumPy). The every-pair curves' cache is emptied first
+    (:func:`benchmarks.measure.fresh`), so a setting timed before in this process is computed again.
+    """
+    import cProfile
+    import io
+    import pstats
+    import time
+
+    from .measure import fresh
+
+    fresh()
+    profile = cProfile.Profile()
+    start = time.perf_counter()
+    profile.enable()
+    try:
+        globals()[task](**kwargs)
+    finally:
+        profile.disable()
+    seconds = time.perf_counter() - start
+    text = io.StringIO()
+    stats = pstats.Stats(profile, stream=text).strip_dirs()
+    stats.sort_stats("cumulative").print_stats(top)
+    stats.sort_stats("tottime").print_stats(top)
+    return {"seconds": seconds, "text": text.getvalue()}
 
 
 def profile_deltas(n: int, bits: int, q: float, eps: list[float], backend: str, scope: str | None) -> dict[str, Any]:

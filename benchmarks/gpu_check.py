@@ -6,7 +6,9 @@ runs, each item under its own time limit:
 1. ``gpu-rs doctor --json``: versions, the device, and the NumPy-against-CuPy parity case;
 2. pytest on the tests that use the ``cupy`` backend (``-k cupy``), the log in ``pytest.log``;
 3. a CPU-against-GPU timing table of the default-scope tail, privacy profile and calibration at
-   ``L = 5, 40, 64`` (``N = 1e4, 1e7, 1e9``).
+   ``L = 5, 40, 64`` (``N = 1e4, 1e7, 1e9``);
+4. profiles (:mod:`cProfile`, both sides) of the :data:`PROFILED_ROWS` rows where the device lost most
+   to NumPy, in ``profiles.txt``: where the next session should look.
 
 ``gpu-check.md`` and ``gpu-check.json`` are rewritten in OUTDIR after every item, so a run cut
 short still leaves its table. Without a usable GPU it prints one line and exits 0.
@@ -55,7 +57,14 @@ TEST_WORKERS = 4
 """pytest-xdist workers for the tests where pytest-xdist is importable (they share the one GPU)."""
 PROFILE_EPS = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0)
 """The ``ε`` at which a timed profile computes ``δ``."""
+PROFILED_ROWS = 2
+"""How many of the rows where the device is slower than NumPy are profiled, the slowest relative first."""
+PROFILE_OVERHEAD = 2.0
+"""A profiled run's limit: this times the side's timed seconds, plus :data:`PROFILE_SPARE` (cProfile slows
+Python-heavy code about 1.5 times)."""
+PROFILE_SPARE = 10.0
 MARKDOWN, JSON, LOG, JUNIT = "gpu-check.md", "gpu-check.json", "pytest.log", "pytest.xml"
+PROFILES = "profiles.txt"
 
 
 @dataclass(frozen=True)
@@ -63,7 +72,9 @@ class Timing:
     """One row of the timing table: a default-scope quantity, timed on the device and on NumPy.
 
     ``quantity`` is ``"tail"`` (at ``q``, ``eps``), ``"profile"`` (``δ`` at :data:`PROFILE_EPS`, at
-    ``q``) or ``"calibrate"`` (``eps``, ``eta``); ``slot`` is each side's time limit in seconds.
+    ``q``) or ``"calibrate"`` (``eps``, ``eta``); ``slot`` is each side's time limit in seconds. A tail
+    runs without the lower end's timed search (``search_seconds=0``): that search takes the time it is
+    given on either side, so it would time the budget and not the backend.
     """
 
     key: str
@@ -80,7 +91,7 @@ class Timing:
         """The :mod:`benchmarks.cases` task and its arguments (``scope=None``: the default scope)."""
         base: dict[str, Any] = dict(n=self.n, bits=self.bits, backend=backend, scope=None)
         if self.quantity == "tail":
-            return "exact_tail", dict(base, q=self.q, eps=self.eps)
+            return "exact_tail", dict(base, q=self.q, eps=self.eps, search_seconds=0.0)
         if self.quantity == "profile":
             return "profile_deltas", dict(base, q=self.q, eps=list(self.profile_eps))
         return "calibration", dict(base, eps=self.eps, eta=self.eta, max_seconds=self.slot)
@@ -311,6 +322,38 @@ def _timing_row(timing: Timing, gpu: dict[str, Any], cpu: dict[str, Any], device
     }
 
 
+def _losing(timings: Sequence[Timing], rows: list[dict[str, Any]], count: int) -> list[tuple[Timing, dict[str, Any]]]:
+    """The ``count`` rows where both sides ran and the device was slower than NumPy, the lowest CPU/GPU first."""
+    timed = [(t, r) for t, r in zip(timings, rows, strict=False) if "result" in r["gpu"] and "result" in r["cpu"]]
+    losing = [(t, r) for t, r in timed if r["cpu"]["seconds"] < r["gpu"]["seconds"]]
+    return sorted(losing, key=lambda tr: tr[1]["cpu"]["seconds"] / tr[1]["gpu"]["seconds"])[:count]
+
+
+def _profile_side(runner: Runner, timing: Timing, timed: float, deadline: Deadline) -> dict[str, Any]:
+    """One side of a row run again under cProfile (:func:`benchmarks.cases.profiled`), or why not."""
+    limit = PROFILE_OVERHEAD * timed + PROFILE_SPARE
+    out: dict[str, Any] = {"key": timing.key, "backend": runner.backend, "limit": limit}
+    refusal = deadline.refusal(limit)
+    if refusal:
+        return dict(out, note=refusal)
+    name, kwargs = timing.task(runner.backend)
+    got = runner.run("profiled", dict(task=name, kwargs=kwargs), trace=False, timeout=limit)
+    if "error" in got:
+        return dict(out, note=got["error"])
+    return dict(out, seconds=got["result"]["seconds"], text=got["result"]["text"], note="")
+
+
+def _write_profiles(outdir: str, profiles: list[dict[str, Any]]) -> None:
+    """``profiles.txt``: each profile's heading, then its text."""
+    parts = [
+        f"#### {p['key']}, {p['backend']}: {fmt_s(p['seconds'])} under cProfile\n\n{p['text']}"
+        for p in profiles
+        if p.get("text")
+    ]
+    with open(os.path.join(outdir, PROFILES), "w", encoding="utf-8") as fh:
+        fh.write("\n".join(parts))
+
+
 def _cell(side: dict[str, Any]) -> str:
     return fmt_s(side["seconds"]) if "result" in side else "—"
 
@@ -364,7 +407,16 @@ def tables(res: dict[str, Any]) -> list[Table]:
                 row["note"],
             ]
         )
-    return [checks, timing]
+    profiles = Table(
+        f"Profiles ({PROFILES})",
+        ["case", "backend", "limit", "seconds under cProfile", "note"],
+        ["The rows where the device was slowest relative to NumPy, run again under cProfile on each side."],
+    )
+    for p in res.get("profiles", []):
+        profiles.add(
+            [p["key"], p["backend"], fmt_s(p["limit"]), fmt_s(p["seconds"]) if "seconds" in p else "—", p["note"]]
+        )
+    return [checks, timing] + ([profiles] if res.get("profiles") else [])
 
 
 def render(res: dict[str, Any]) -> str:
@@ -418,7 +470,8 @@ def run_check(
     Parameters
     ----------
     outdir : str
-        Folder for ``gpu-check.md``, ``gpu-check.json``, ``pytest.log`` and ``pytest.xml`` (created).
+        Folder for ``gpu-check.md``, ``gpu-check.json``, ``pytest.log``, ``pytest.xml`` and, where the
+        device lost a row to NumPy, ``profiles.txt`` (created).
     device : {"cupy", "numpy"}
         The backend checked against NumPy; ``"numpy"`` is the stand-in that runs without a GPU.
     timings, tests : sequence
@@ -496,6 +549,13 @@ def run_check(
             cpu = _time_side(on_cpu, timing, deadline, warm["cpu"])
             res["timings"].append(_timing_row(timing, gpu, cpu, device))
             record()
+        res["profiles"] = []
+        for timing, row in _losing(timings, res["timings"], PROFILED_ROWS):
+            for side, runner in (("gpu", on_device), ("cpu", on_cpu)):
+                say(f"[{timing.key}] profile on {runner.backend} …")
+                res["profiles"].append(_profile_side(runner, timing, row[side]["seconds"], deadline))
+                _write_profiles(outdir, res["profiles"])
+                record()
     res["finished"] = True
     record()
     print(render(res), flush=True)

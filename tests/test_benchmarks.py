@@ -202,6 +202,10 @@ def test_gpu_check_stand_in_writes_the_table(tmp_path):
     assert 0 < cal["q"] < 0.5 and cal["upper"] <= 1e-2
     assert "killed at its slot" in found["killed"]["note"] and found["killed"]["agree"] is None
     assert found["skipped"]["note"].count("skipped:") == 2
+    for p in res["profiles"]:  # NumPy against itself: whichever row the noise made slower
+        assert p["key"] in found and p["backend"] == "numpy"
+        if "seconds" in p:
+            assert f"#### {p['key']}, numpy" in (tmp_path / "profiles.txt").read_text(encoding="utf-8")
 
     text = (tmp_path / MARKDOWN).read_text(encoding="utf-8")
     assert CHECK_HEADER in text.splitlines() and TIMING_HEADER in text.splitlines()
@@ -249,3 +253,23 @@ def test_gpu_check_stops_when_the_device_backend_fails(tmp_path, monkeypatch):
     assert res["finished"] and not res["ok"] and res["gpus"] == ["device 0: a GPU"] and res["timings"] == []
     text = (tmp_path / gpu_check.MARKDOWN).read_text(encoding="utf-8")
     assert "result: FAILED" in text and "array_api_compat" in text
+
+
+def test_gpu_check_profiles_the_rows_the_device_loses():
+    """The profiled rows are those where the device was slower, the lowest CPU/GPU first; a profile's
+    text names the engine's functions and its time is that of the task run."""
+    from benchmarks.cases import profiled
+    from benchmarks.gpu_check import Timing, _losing
+
+    def row(gpu, cpu):
+        return {"gpu": {"result": {}, "seconds": gpu}, "cpu": {"result": {}, "seconds": cpu}}
+
+    rows = [row(1.0, 2.0), row(3.0, 1.0), row(2.0, 1.5), {"gpu": {"error": "x"}, "cpu": {"result": {}, "seconds": 1}}]
+    timings = [Timing(str(i), "tail", 100, 2, 10.0, q=0.2, eps=1.0) for i in range(4)]
+    assert [t.key for t, _ in _losing(timings, rows, 2)] == ["1", "2"]
+    assert [t.key for t, _ in _losing(timings, rows, 1)] == ["1"]
+
+    name, kwargs = timings[0].task("numpy")
+    assert kwargs["search_seconds"] == 0.0
+    got = profiled(name, kwargs, top=10)
+    assert got["seconds"] > 0 and "cumulative" in got["text"] and "tail" in got["text"]
