@@ -247,3 +247,35 @@ def test_order_of_distances_does_not_move_the_bound(n, bits, q, eps):
     got = {curve.largest(grid, order, per_d, cap) for order in ways}
     assert len(got) == 1, got
     assert got.pop().bound < 1.0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_tail_at_is_the_tail_of_the_convolution_formed_in_full(seed):
+    """The graded lattice's tails at the points asked, without the convolution, within their charged
+    round-off of the tail of the convolution formed in exact rationals."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(seed)
+    s = rng.random(int(rng.integers(1, 60))) * (rng.random() < 0.5 or 1e-200)
+    idx = np.sort(rng.choice(40, size=int(rng.integers(1, 6)), replace=False))
+    law = rng.random(idx.shape[0])
+    at = rng.integers(-5, s.shape[0] + 50, size=int(rng.integers(1, 12)))
+    got = reduction.tail_at(s, idx, law, at)
+    full = [Fraction(0)] * (s.shape[0] + int(idx.max()))
+    for k, i in enumerate(idx):
+        for j, v in enumerate(s):
+            full[int(i) + j] += Fraction(float(law[k])) * Fraction(float(v))
+    rounds = s.shape[0] + at.shape[0] * idx.shape[0] + idx.shape[0] + 2
+    for value, i in zip(got, at, strict=True):
+        exact = sum(full[max(int(i), 0) :], Fraction(0))
+        assert abs(Fraction(float(value)) - exact) <= Fraction(rounds * 2**-53) * exact
+
+
+@pytest.mark.parametrize("n", [0, 1, 63, 64, 65, 300, 5000])
+def test_leading_count_is_searchsorted_of_the_prefix_sums(n):
+    from gpu_rs.pairs.lattice import leading_count
+
+    rng = np.random.default_rng(n)
+    x = rng.random(n) * np.logspace(-30, 0, n)
+    for level in (0.0, 1e-25, 1e-16, 1e-3, 0.5, 1e9):
+        assert leading_count(x, level) == int(np.searchsorted(np.cumsum(x), level, side="right"))

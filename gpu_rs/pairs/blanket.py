@@ -38,7 +38,7 @@ from gpu_rs.common.logspace import comb_row
 from gpu_rs.engine.atoms import largest_loss, log_r
 from gpu_rs.pairs import blanket_sum
 from gpu_rs.pairs.counts import OUTSIDE, Binomial, binomial
-from gpu_rs.pairs.lattice import FFT_SHARE, add_report
+from gpu_rs.pairs.lattice import FFT_SHARE, add_report, leading_count
 
 CELLS = (256, 4096)
 """Lattice steps across one report's (clipped) range of ``h``: the first lattice, and the finest (4-fold steps)."""
@@ -201,12 +201,12 @@ def deltas(
         s, first = nxt[drop:], first + drop
         rel += (len(shifts) + 1 + s.shape[0]) * UNIT + kern.rel  # convolution, and the moves below
         if s.shape[0] > 2 and m % MOVE_EVERY == 0:
-            low = int(np.searchsorted(np.cumsum(to_numpy(s)), TAIL, side="right"))
+            low = leading_count(to_numpy(s), TAIL)
             if 0 < low < s.shape[0] - 1:
                 s[low] += float(np.sum(to_numpy(s[:low])))
                 s, first = s[low:], first + low
             host = to_numpy(s)
-            top = host.shape[0] - 1 - int(np.searchsorted(np.cumsum(host[::-1]), TAIL, side="right"))
+            top = host.shape[0] - 1 - leading_count(host[::-1], TAIL)
             if 0 < top < host.shape[0] - 1:
                 moved = (
                     float(np.dot(host[top + 1 :], np.arange(1, host.shape[0] - top))) + absolute * host.shape[0]

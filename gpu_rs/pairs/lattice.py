@@ -41,6 +41,21 @@ def shifted_sum(s: Any, shifts: list[int], weights: Any, length: int, xp: Any) -
     return out
 
 
+def leading_count(x: np.ndarray, level: float) -> int:
+    """How many of the prefix sums ``cumsum(x)`` are at most ``level`` (``x >= 0``; host).
+
+    ``searchsorted(cumsum(x), level, side="right")`` with the same floats, but summing only prefixes of
+    doubling length until one passes ``level``: a law's tail holding a tiny mass is short, its prefix
+    sum over the whole law is not (NumPy's prefix sum costs about 20 times an element-wise addition).
+    """
+    size = 64
+    while True:
+        sums = np.cumsum(x[:size])
+        if size >= x.shape[0] or sums[-1] > level:
+            return int(np.searchsorted(sums, level, side="right"))
+        size *= 4
+
+
 FFT_KEYS, FFT_LENGTH = 128, 2048
 """A report is added by FFT where its kernel has at least ``FFT_KEYS`` points and the law at least ``FFT_LENGTH``
 cells (there the direct sum costs more per cell than about 6 log2 of the length)."""

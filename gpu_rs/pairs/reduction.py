@@ -66,6 +66,28 @@ def spread(s: Any, idx: np.ndarray, law: np.ndarray, xp: Any) -> Any:
     return shifted_sum(s, idx.tolist(), xp.asarray(law), s.shape[0] + int(idx.max()), xp)
 
 
+def tail_at(s: np.ndarray, idx: np.ndarray, law: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """``P[S + a ≥ i]`` at each lattice index ``i`` of ``at``, with ``S`` of law ``s`` on indices ``0, 1, …`` (host)
+    and ``a`` at the indices ``idx`` weighted by ``law``.
+
+    ``Σ_k law[k] · P[S ≥ i − idx[k]]``: the tail of the convolution at the points asked, without forming
+    it. The tails of ``S`` come from its sums between consecutive points asked (``np.add.reduceat``, no
+    prefix sum over the whole law): nonnegative terms summed within the segments, then over the segments
+    (at most ``len(at) · len(idx)``), so at most ``len(s) + len(at) · len(idx)`` roundings, charged by
+    :func:`graded_deltas`. The ``d + 1`` products and their sum add ``d + 2``, inside the ``d + 3``
+    charged to the convolution they replace.
+    """
+    n = s.shape[0]
+    j = np.clip(at[:, None] - idx[None, :], 0, n)  # n: past the law, where the tail is 0
+    inside = j < n
+    starts = np.unique(j[inside])
+    above = np.zeros(j.shape)
+    if starts.shape[0]:
+        tails = np.cumsum(np.add.reduceat(s, starts)[::-1])[::-1]  # P[S >= starts[i]]
+        above[inside] = tails[np.searchsorted(starts, j[inside])]
+    return np.sum(above * law[None, :], axis=1)
+
+
 def graded_deltas(q: float, d: int, c_max: int, eps: np.ndarray, xp: Any = np) -> np.ndarray:
     """Upper bounds on ``δ_c(ε)`` of the graded pair, for ``c = 0 … c_max`` and each ``ε``.
 
@@ -79,15 +101,13 @@ def graded_deltas(q: float, d: int, c_max: int, eps: np.ndarray, xp: Any = np) -
     for c in range(c_max + 1):
         if c:
             s_up, s_down = spread(s_up, up, law_w, xp), spread(s_down, down, law_w, xp)
-        p_tail = np.cumsum(to_numpy(spread(s_up, up, law_p, xp))[::-1])[::-1]
-        q_tail = np.cumsum(to_numpy(spread(s_down, down, law_q, xp))[::-1])[::-1]
-        rel = 2.0 * ((c + 1) * ((d + 3) * UNIT + rel_law) + (p_tail.shape[0] + q_tail.shape[0]) * UNIT)
+        host_up, host_down = to_numpy(s_up), to_numpy(s_down)
+        sums = host_up.shape[0] + host_down.shape[0] + 2 * lam.shape[0] * (d + 1)  # terms, then segments
+        rel = 2.0 * ((c + 1) * ((d + 3) * UNIT + rel_law) + sums * UNIT)
         tau = 2.0 * (c + 1) * lam / (1.0 + lam) / GRID
         # P: every lattice point that may lie above τ; Q: only those surely above it.
-        i_p = np.clip(np.floor(tau - SLACK).astype(np.int64), 0, p_tail.shape[0] - 1)
-        i_q = np.floor(tau + SLACK).astype(np.int64) + 1
-        p_hi = p_tail[i_p] * (1.0 + rel)
-        q_lo = np.where(i_q < q_tail.shape[0], q_tail[np.minimum(i_q, q_tail.shape[0] - 1)], 0.0) * (1.0 - rel)
+        p_hi = tail_at(host_up, up, law_p, np.floor(tau - SLACK).astype(np.int64)) * (1.0 + rel)
+        q_lo = tail_at(host_down, down, law_q, np.floor(tau + SLACK).astype(np.int64) + 1) * (1.0 - rel)
         row = np.clip((p_hi - lam * q_lo) * (1.0 + 4.0 * UNIT) + 4.0 * UNIT, 0.0, 1.0)
         out[c] = np.minimum(row, out[c - 1]) if c else row
     return out
