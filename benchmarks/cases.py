@@ -20,6 +20,7 @@ the children of :mod:`benchmarks.measure` and return plain dicts.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -199,7 +200,6 @@ def profiled(task: str, kwargs: dict[str, Any], top: int = 40) -> dict[str, Any]
     import cProfile
     import io
     import pstats
-    import time
 
     from .measure import fresh
 
@@ -290,3 +290,65 @@ def naive(n: int, bits: int, q: float, eps: float, max_grid: int, time_cap: floa
     out = naive_squaring(n, bits, q, eps, grid)
     out.update(max_grid=max_grid, estimated_seconds=estimate, seconds_per_convolution=per_conv)
     return out
+
+
+LATTICE_SIZES = ((6, 8000, 1000), (16, 4000, 1000), (64, 2000, 300), (100, 1000, 260))
+"""Reports of the every-pair lattices as (points, cells of the law, span of the points): the graded clone
+bound at L = 5 (the first) and the graded blanket at L = 40 (the others), as a calibration meets them."""
+
+
+def lattice_forms(backend: str, repeat: int = 40) -> dict[str, Any]:
+    """Microseconds per report of the lattices' convolution on ``backend``: ``shifted_sum`` (one in-place
+    add per point: one kernel launch each on a GPU) against a launch-free candidate (a sliding-window view
+    of the padded law, one gather of its rows, one weighted sum), at :data:`LATTICE_SIZES`, and the largest
+    relative difference of their floats (0: the same floats).
+    """
+    import importlib
+
+    import numpy as np
+
+    from gpu_rs.common.backend import get_backend, to_numpy
+    from gpu_rs.pairs.lattice import shifted_sum
+
+    xp = get_backend(backend).xp
+    raw = np if backend == "numpy" else importlib.import_module(backend)
+    windows = raw.lib.stride_tricks.sliding_window_view
+    rng = np.random.default_rng(0)
+    rows = []
+    for points, cells, span in LATTICE_SIZES:
+        shifts = sorted({0, *rng.choice(span, points - 1, replace=False).tolist()})[:points]
+        s, weights = xp.asarray(rng.random(cells)), xp.asarray(rng.random(len(shifts)))
+        top, length = shifts[-1], cells + shifts[-1]
+        starts = xp.asarray(np.array([top - i for i in shifts]))
+
+        def candidate(s=s, weights=weights, top=top, length=length, starts=starts):
+            padded = xp.concat([xp.zeros(top, dtype=xp.float64), s, xp.zeros(top, dtype=xp.float64)])
+            return xp.sum(windows(padded, length)[starts] * weights[:, None], axis=0)
+
+        timed = {}
+        for name, form in (
+            (
+                "loop",
+                lambda s=s, shifts=shifts, weights=weights, length=length: shifted_sum(s, shifts, weights, length, xp),
+            ),
+            ("windows", candidate),
+        ):
+            to_numpy(form())  # compile, allocate
+            start = time.perf_counter()
+            for _ in range(repeat):
+                out = form()
+            to_numpy(out)  # waits for the device
+            timed[name] = (time.perf_counter() - start) / repeat * 1e6
+        a, b = to_numpy(shifted_sum(s, shifts, weights, length, xp)), to_numpy(candidate())
+        diff = float(np.max(np.abs(a - b) / np.maximum(np.abs(a), 1e-300)))
+        rows.append(
+            dict(
+                points=len(shifts),
+                cells=cells,
+                span=span,
+                loop_us=timed["loop"],
+                windows_us=timed["windows"],
+                rel_diff=diff,
+            )
+        )
+    return {"backend": backend, "rows": rows}

@@ -8,7 +8,9 @@ runs, each item under its own time limit:
 3. a CPU-against-GPU timing table of the default-scope tail, privacy profile and calibration at
    ``L = 5, 40, 64`` (``N = 1e4, 1e7, 1e9``);
 4. profiles (:mod:`cProfile`, both sides) of the :data:`PROFILED_ROWS` rows where the device lost most
-   to NumPy, in ``profiles.txt``: where the next session should look.
+   to NumPy, in ``profiles.txt``: where the next session should look;
+5. the lattices' convolution in two forms on each side (:func:`benchmarks.cases.lattice_forms`): one
+   kernel launch per point, as now, against a launch-free candidate.
 
 ``gpu-check.md`` and ``gpu-check.json`` are rewritten in OUTDIR after every item, so a run cut
 short still leaves its table. Without a usable GPU it prints one line and exits 0.
@@ -63,6 +65,8 @@ PROFILE_OVERHEAD = 2.0
 """A profiled run's limit: this times the side's timed seconds, plus :data:`PROFILE_SPARE` (cProfile slows
 Python-heavy code about 1.5 times)."""
 PROFILE_SPARE = 10.0
+FORMS_SECONDS = 60.0
+"""Limit of each side of item 5, the lattice forms."""
 MARKDOWN, JSON, LOG, JUNIT = "gpu-check.md", "gpu-check.json", "pytest.log", "pytest.xml"
 PROFILES = "profiles.txt"
 
@@ -416,7 +420,26 @@ def tables(res: dict[str, Any]) -> list[Table]:
         profiles.add(
             [p["key"], p["backend"], fmt_s(p["limit"]), fmt_s(p["seconds"]) if "seconds" in p else "—", p["note"]]
         )
-    return [checks, timing] + ([profiles] if res.get("profiles") else [])
+    forms = Table(
+        "The lattices' convolution, µs per report",
+        ["backend", "points", "cells", "span", "one add per point", "sliding windows", "largest relative difference"],
+        ["One add per point (`shifted_sum`, as the every-pair lattices run) against one gather and one sum."],
+    )
+    for side in res.get("lattice_forms", []):
+        for r in side.get("rows", []):
+            row = [
+                r["points"],
+                r["cells"],
+                r["span"],
+                f"{r['loop_us']:.1f}",
+                f"{r['windows_us']:.1f}",
+                f"{r['rel_diff']:.1e}",
+            ]
+            forms.add([side["backend"], *row])
+        if "note" in side:
+            forms.add([side["backend"], "—", "—", "—", "—", "—", side["note"]])
+    extra = ([profiles] if res.get("profiles") else []) + ([forms] if res.get("lattice_forms") else [])
+    return [checks, timing, *extra]
 
 
 def render(res: dict[str, Any]) -> str:
@@ -556,6 +579,17 @@ def run_check(
                 res["profiles"].append(_profile_side(runner, timing, row[side]["seconds"], deadline))
                 _write_profiles(outdir, res["profiles"])
                 record()
+        res["lattice_forms"] = []
+        for runner in (on_device, on_cpu):
+            refusal = deadline.refusal(FORMS_SECONDS)
+            say(f"lattice forms on {runner.backend} …")
+            got = (
+                {"error": refusal}
+                if refusal
+                else runner.run("lattice_forms", {"backend": runner.backend}, trace=False, timeout=FORMS_SECONDS)
+            )
+            res["lattice_forms"].append(got.get("result") or {"backend": runner.backend, "note": got.get("error", "")})
+            record()
     res["finished"] = True
     record()
     print(render(res), flush=True)

@@ -202,6 +202,9 @@ def test_gpu_check_stand_in_writes_the_table(tmp_path):
     assert 0 < cal["q"] < 0.5 and cal["upper"] <= 1e-2
     assert "killed at its slot" in found["killed"]["note"] and found["killed"]["agree"] is None
     assert found["skipped"]["note"].count("skipped:") == 2
+    assert [side["backend"] for side in res["lattice_forms"]] == ["numpy", "numpy"]
+    for side in res["lattice_forms"]:  # both forms of the lattices' convolution: the same floats on NumPy
+        assert len(side["rows"]) == 4 and all(r["rel_diff"] == 0.0 and r["loop_us"] > 0 for r in side["rows"])
     for p in res["profiles"]:  # NumPy against itself: whichever row the noise made slower
         assert p["key"] in found and p["backend"] == "numpy"
         if "seconds" in p:
