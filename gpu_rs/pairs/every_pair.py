@@ -17,13 +17,20 @@ tail by docs/worst-case.md §8.3 (:meth:`Curve.tail`): ``P[R > e^ε] <= δ_d(ε'
 for every ``ε' < ε``, the least over a grid of steps per distance, then the largest over ``d``.
 :func:`curve` returns the same object for the same setting, which keeps each lattice and tail under
 the exact question that produced it (asked again, it costs nothing and gives the same floats).
+
+The lattices run on the host (NumPy) whatever the caller's backend, so a tail, a calibration and a
+profile share one curve per setting. Their convolutions are namespace-generic (:mod:`gpu_rs.pairs.lattice`,
+tested on every backend), but a report adds its law once per point, one kernel launch each on a GPU, to
+laws of a few thousand cells: on an H200 a calibration whose curve ran there took 2.5 times NumPy's time
+(docs/benchmarks.md, GPU check), and the one at L = 40 would have made about 6.6·10⁶ launches. The
+GPU check times a launch-free form beside it for the day it pays.
 """
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -81,8 +88,6 @@ class Curve:
     blankets: bool = True
     pools: bool = False
     """Whether the cross-cloned pools may lower the blanket's value (with ``blankets``)."""
-    xp: Any = field(default=np, repr=False)
-    """The array namespace of the lattices (:mod:`gpu_rs.common.backend`); the floats do not depend on it."""
     memo: dict[tuple[int, float, float, bool], float] = field(default_factory=dict, repr=False)
     """Graded blankets, under ``(d, ε, enough, settle)``, lowered by the pools where they ran."""
     pooled: dict[tuple[int, float], float] = field(default_factory=dict, repr=False)
@@ -104,9 +109,9 @@ class Curve:
         key = (d, eps, enough, settle)
         if key not in self.memo:
             if self.pools:  # the blankets of the curve without pools, computed once for both
-                value = curve(self.n, self.bits, self.q, xp=self.xp).blanket(d, eps, enough, settle=settle)
+                value = curve(self.n, self.bits, self.q).blanket(d, eps, enough, settle=settle)
             else:
-                value = blanket.blanket_delta(self.n, self.bits, self.q, d, eps, enough, settle=settle, xp=self.xp)
+                value = blanket.blanket_delta(self.n, self.bits, self.q, d, eps, enough, settle=settle)
             if self.pools and value > max(enough, POOLS_FLOOR):
                 if (d, eps) not in self.pooled:
                     self.pooled[d, eps] = pools.pools_delta(self.n, self.bits, self.q, d, eps)
@@ -151,7 +156,7 @@ class Curve:
                 continue  # the graded bound of d is at most its collapsed bound: it cannot raise the maximum
             if self.graded(d):
                 raise_at = per_d[d] > best  # only there can the graded bound raise the maximum
-                graded = reduction.graded_delta(self.n, self.bits, self.q, d, eps[raise_at], self.xp)
+                graded = reduction.graded_delta(self.n, self.bits, self.q, d, eps[raise_at])
                 per_d[d][raise_at] = np.minimum(per_d[d][raise_at], graded)
             best = np.maximum(best, per_d[d])
         return per_d
@@ -276,7 +281,7 @@ class Curve:
             if largest_loss(d, self.q) < eps:
                 continue  # every report's ratio is at most (p/q)^d < e^ε: the tail is 0 for every pair
             if self.graded(d):
-                delta = reduction.graded_delta(self.n, self.bits, self.q, d, grid, self.xp)
+                delta = reduction.graded_delta(self.n, self.bits, self.q, d, grid)
             else:
                 delta = self.collapsed(d, grid)
             per_d[d] = delta / factor * (1.0 + 8.0 * UNIT)
@@ -290,11 +295,11 @@ class Curve:
         if collapsed[0] < worst.bound:
             worst = TailBound(collapsed[0], collapsed[1], collapsed[2], "clone reduction")
         if self.pools and self.blankets:  # the pools may move the walk over the steps: never above the curve without
-            worst = min(worst, curve(self.n, self.bits, self.q, xp=self.xp).tail(eps), key=lambda t: t.bound)
+            worst = min(worst, curve(self.n, self.bits, self.q).tail(eps), key=lambda t: t.bound)
         return worst
 
 
 @functools.lru_cache(maxsize=CURVES)
-def curve(n: int, bits: int, q: float, *, pools: bool = False, xp: Any = np) -> Curve:
-    """The :class:`Curve` of ``(n, bits, q)`` (``pools``, ``xp``: see :class:`Curve`): one object per setting."""
-    return Curve(n, bits, q, pools=pools, xp=xp)
+def curve(n: int, bits: int, q: float, *, pools: bool = False) -> Curve:
+    """The :class:`Curve` of ``(n, bits, q)`` (``pools``: see :class:`Curve`): one object per setting."""
+    return Curve(n, bits, q, pools=pools)

@@ -98,7 +98,7 @@ def proven_all(
         best, family_note = best_known(prob, inclusive, plan, xp, both.pairs, best, search_seconds)
     small = prob.bits <= POOLS_BITS and prob.n <= POOLS_USERS
     pools = decide == 0.0 and search_seconds >= POOLS_SECONDS and small
-    bound, eps_step, d, method = every_pair.curve(prob.n, prob.bits, prob.q, pools=pools, xp=xp).tail(prob.eps)
+    bound, eps_step, d, method = every_pair.curve(prob.n, prob.bits, prob.q, pools=pools).tail(prob.eps)
     upper = min(1.0, bound)
     lower = best.lower
     if upper < lower:
