@@ -18,12 +18,8 @@ for every ``ε' < ε``, the least over a grid of steps per distance, then the la
 :func:`curve` returns the same object for the same setting, which keeps each lattice and tail under
 the exact question that produced it (asked again, it costs nothing and gives the same floats).
 
-The lattices run on the host (NumPy) whatever the caller's backend, so a tail, a calibration and a
-profile share one curve per setting. Their convolutions are namespace-generic (:mod:`gpu_rs.pairs.lattice`,
-tested on every backend), but a report adds its law once per point, one kernel launch each on a GPU, to
-laws of a few thousand cells: on an H200 a calibration whose curve ran there took 2.5 times NumPy's time
-(docs/benchmarks.md, GPU check), and the one at L = 40 would have made about 6.6·10⁶ launches. The
-GPU check times a launch-free form beside it for the day it pays.
+The lattices run on the host with every backend (one curve per setting for tails, calibrations and
+profiles): a report adds its law once per point, a kernel launch each on a GPU (docs/benchmarks.md).
 """
 
 from __future__ import annotations
