@@ -16,10 +16,9 @@ holds them for one ``(N, L, q)`` and answers ``δ`` at an array of ``ε`` (:meth
 tail by docs/worst-case.md §8.3 (:meth:`Curve.tail`): ``P[R > e^ε] <= δ_d(ε') / (1 − e^(ε' − ε))``
 for every ``ε' < ε``, the least over a grid of steps per distance, then the largest over ``d``.
 :func:`curve` returns the same object for the same setting, which keeps each lattice and tail under
-the exact question that produced it (asked again, it costs nothing and gives the same floats).
-
-The lattices run on the host with every backend (one curve per setting for tails, calibrations and
-profiles): a report adds its law once per point, a kernel launch each on a GPU (docs/benchmarks.md).
+the exact question that produced it (asked again, it costs nothing and gives the same floats). The
+lattices run on the host with every backend: a report adds its law once per point, a kernel launch
+each on a GPU (docs/benchmarks.md).
 """
 
 from __future__ import annotations
