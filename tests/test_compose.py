@@ -229,3 +229,35 @@ def test_calibrate_delta_after_releases_against_exact_compositions():
         p, q = oracles_compose.one_bit_pair(8, Fraction(c.q), ones)
         worst = max(worst, *(oracles_compose.composed_delta(*o, 3, [1.0])[0] for o in ((p, q), (q, p))))
     assert worst <= c.at_q.upper
+
+
+@pytest.mark.parametrize("times", [1, 2, 3])
+def test_composition_with_a_mass_below_the_float_range(times):
+    """A loss whose mass underflows float64 (an every-pair pair at (1e4, 5, 0.3) has one) is left out of the
+    listed sum and bounded by its mass: the interval holds the exact δ (50 digits) and stays narrow, where
+    its infinite relative error once made the upper end 1."""
+    import itertools
+    import math
+
+    import mpmath
+
+    from gpu_rs.pairs.compose_pairs import LossPmf
+    from gpu_rs.pairs.compose_sides import Side
+
+    tiny = Fraction(1, 10**400)
+    x = (Fraction(3, 2), Fraction(5), Fraction(40))
+    probs = (Fraction(1, 2) - tiny, Fraction(1, 2), tiny)
+    side = Side([(LossPmf(x, probs, Fraction(0)), times)], 1 << 20, np)
+    mpmath.mp.dps = 50
+    for eps in (0.1, 1.0, 2.5, 4.0):
+        exact = mpmath.mpf(0)
+        for pick in itertools.product(range(3), repeat=times):
+            joint = math.prod((probs[i] for i in pick), start=Fraction(1))
+            mass = mpmath.mpf(joint.numerator) / joint.denominator
+            ratio = mpmath.mpf(1)
+            for i in pick:
+                ratio *= mpmath.mpf(x[i].numerator) / x[i].denominator
+            exact += mass * max(mpmath.mpf(0), 1 - mpmath.e**eps / ratio)
+        lower, upper = side.delta(eps, 1e-3, 1e-15)
+        assert lower <= exact <= upper, (eps, lower, float(exact), upper)
+        assert upper - lower <= 1e-12 * float(exact) + 1e-300

@@ -48,3 +48,12 @@ def test_calibrate_delta_with_k_reports_is_for_every_pair():
     assert gpu_rs.privacy_profile(50, 1, c.q, k=2, backend="numpy").delta(1.0).upper <= 1e-3
     below = gpu_rs.privacy_profile(50, 1, c.q - 2 * c.q_tol, k=2, backend="numpy").delta(1.0)
     assert below.upper > 1e-3  # q − q_tol does not certify (the search's own check, seen from outside)
+
+
+def test_every_pair_tail_where_the_dominating_pair_has_a_mass_below_the_float_range():
+    """At (1e4, 5, q = 0.3) one report's dominating pair has losses of mass below 2^-1022: the k = 2 tail
+    was [0, 1] there, between 1.9e-6 at q = 0.29 and 1.1e-8 at 0.31. Now it lies between its neighbours."""
+    import math
+
+    ups = [gpu_rs.tail(10**4, 5, q, math.log(2.0), k=2, backend="numpy").upper for q in (0.29, 0.3, 0.31)]
+    assert ups[0] > ups[1] > ups[2] > 0.0, ups

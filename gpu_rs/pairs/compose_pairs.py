@@ -27,7 +27,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from gpu_rs.common.floats import UNIT
+from gpu_rs.common.floats import SMALLEST_NORMAL, UNIT
 from gpu_rs.engine.laws import Law, exact_law, log_fraction
 from gpu_rs.pairs.profile_grid import DISCRETIZATION, Grid, Point, lam, lower_hull
 
@@ -72,6 +72,21 @@ class LossPmf:
     def value_error(self) -> float:
         """A bound on the absolute error of every float loss."""
         return float(8.0 * UNIT * (1.0 + np.abs(self.losses).max()))
+
+    def small_at_infinity(self) -> LossPmf:
+        """This pmf with every finite loss whose mass is below float64's normal range moved to ``∞``.
+
+        Such a mass has no float of bounded relative error, which would leave every sum over the law
+        unbounded. Under ``P̂`` the moved mass only gains payoff: the sum of the composed pair's ``δ`` is
+        at most its value with these losses infinite, and at least with them contributing nothing
+        (:class:`~gpu_rs.pairs.compose_sides.Side` takes both).
+        """
+        small = [p < SMALLEST_NORMAL for p in self.probs]
+        if not any(small):
+            return self
+        kept = [(x, p) for x, p, tiny in zip(self.x, self.probs, small, strict=True) if not tiny]
+        moved = sum((p for p, tiny in zip(self.probs, small, strict=True) if tiny), Fraction(0))
+        return LossPmf(tuple(x for x, _ in kept), tuple(p for _, p in kept), self.infinity + moved)
 
     def law(self) -> tuple[Law, float]:
         """``(law of loss − shift given a finite loss, shift)``: non-negative atoms, exact masses."""
@@ -154,5 +169,6 @@ def infinity_factor(pmfs: list[tuple[LossPmf, int]]) -> tuple[float, float]:
     total = 0.0
     for pmf, times in pmfs:
         w = float(pmf.infinity)
+        w = math.nextafter(w, 1.0) if Fraction(w) < pmf.infinity else w  # rounded up, subnormals too
         total += times * math.log1p(-w * (1.0 + 2.0 * UNIT)) if w < 1.0 else -math.inf
     return total * (1.0 + 16.0 * UNIT), total * (1.0 - 16.0 * UNIT)

@@ -1,7 +1,8 @@
 """Certified ``δ`` of the composition of discrete pairs: one engine hinge per ``ε`` (docs/composition.md).
 
 For independent releases with privacy losses ``ℓ_1 … ℓ_T`` (under ``P̂``; each finite with
-probability ``1 − ω_∞,i``), the composed pair's
+probability ``1 − ω_∞,i``, a finite loss of a mass below the float range counted infinite for the
+upper end and as paying nothing for the lower: :meth:`LossPmf.small_at_infinity`), the composed pair's
 
     δ(ε) = E[(1 − e^{ε − Σ ℓ_i})_+] = (1 − A) + A · E[(1 − e^{y − Y})_+ | all finite],
 
@@ -55,7 +56,8 @@ class Side:
 
     def __init__(self, pmfs: list[tuple[LossPmf, int]], max_terms: int, xp: Any) -> None:
         parts, shift, err = [], 0.0, 0.0
-        for pmf, times in pmfs:
+        settled = [(pmf.small_at_infinity(), times) for pmf, times in pmfs]
+        for pmf, times in settled:
             if not pmf.probs:  # every loss infinite: A = 0 below, and δ = 1 whatever Y is
                 continue
             law, s = pmf.law()
@@ -64,7 +66,8 @@ class Side:
             err += times * 2.0 * pmf.value_error
         self.law = SumLaw(tuple(parts) if parts else ((POINT, 1),))
         self.shift, self.err = shift, err + 8.0 * UNIT * abs(shift) * (len(pmfs) + 1)
-        self.finite = infinity_factor(pmfs)
+        self.finite = infinity_factor(settled)  # every loss finite and of a float mass
+        self.surely = infinity_factor(pmfs)  # every loss finite
         self.max_terms, self.xp = max_terms, xp
         self.near: tilt.Tilted | None = None
         self.sd = self.law.sd
@@ -102,8 +105,10 @@ class Side:
             found = None if near is None else near.hinge(lo, hi, rel_width, abs_width, self.max_terms, "exponential")
             if found is not None:
                 h_lo, h_hi = found.lower, min(h_hi, found.upper)
+        # The losses moved to infinity for their sub-float masses pay 1 above and 0 below.
         log_lo, log_hi = self.finite
-        miss_lo, miss_hi = -math.expm1(log_hi) * (1.0 - 4.0 * UNIT), -math.expm1(log_lo) * (1.0 + 4.0 * UNIT)
+        miss_lo = -math.expm1(self.surely[1]) * (1.0 - 4.0 * UNIT)
+        miss_hi = -math.expm1(log_lo) * (1.0 + 4.0 * UNIT)
         a_lo, a_hi = math.exp(log_lo) * (1.0 - 4.0 * UNIT), min(1.0, math.exp(log_hi) * (1.0 + 4.0 * UNIT))
         lower = max(0.0, (miss_lo + a_lo * h_lo) * (1.0 - 4.0 * UNIT))
         return lower, min(1.0, (miss_hi + a_hi * h_hi) * (1.0 + 4.0 * UNIT))
