@@ -77,9 +77,9 @@ class LossPmf:
         """This pmf with every finite loss whose mass is below float64's normal range moved to ``∞``.
 
         Such a mass has no float of bounded relative error, which would leave every sum over the law
-        unbounded. Under ``P̂`` the moved mass only gains payoff: the sum of the composed pair's ``δ`` is
-        at most its value with these losses infinite, and at least with them contributing nothing
-        (:class:`~gpu_rs.pairs.compose_sides.Side` takes both).
+        unbounded. Each outcome's payoff in ``δ`` lies in ``[0, 1]`` and is 1 at an infinite loss, so the
+        composed pair's ``δ`` is at most its value with these losses made infinite and at least its value
+        with them paying nothing (:class:`~gpu_rs.pairs.compose_sides.Side` takes both).
         """
         small = [p < SMALLEST_NORMAL for p in self.probs]
         if not any(small):

@@ -45,7 +45,7 @@ def leading_count(x: np.ndarray, level: float) -> int:
     """How many of the prefix sums ``cumsum(x)`` are at most ``level`` (``x >= 0``; host).
 
     ``searchsorted(cumsum(x), level, side="right")`` with the same floats, but summing only prefixes of
-    doubling length until one passes ``level``: a law's tail holding a tiny mass is short, its prefix
+    growing length (4-fold, from 64) until one passes ``level``: a law's tail holding a tiny mass is short, its prefix
     sum over the whole law is not (NumPy's prefix sum costs about 20 times an element-wise addition).
     """
     size = 64
