@@ -408,3 +408,18 @@ def test_every_json_output_has_the_schema_version_and_provenance(capsys, argv, h
         assert "tail" not in got and got["at_q"]["upper"] <= float(
             argv[argv.index("--eta" if "--eta" in argv else "--delta") + 1]
         )
+
+
+def test_profile_says_when_unmet_and_max_queries_refines(capsys):
+    """At L = 64 the profile's fast interval can be [0, 0.92]: the command says so and how to refine it, and
+    --max-queries refines it; both intervals hold the tail-bracketed δ of the refined run."""
+    argv = ["profile", "--n", "1e7", "--bits", "64", "--q", "0.38", "--eps", "0.5", "--scope", "forward"]
+    argv += ["--backend", "numpy", "--quiet", "--json"]
+    code, out, err = run(capsys, argv)
+    fast = json.loads(out)
+    assert code == 0 and not fast["met"] and "--max-queries K refines" in err
+    code, out, err = run(capsys, [*argv, "--max-queries", "4"])
+    refined = json.loads(out)
+    assert code == 0 and refined["met"] and "--max-queries" not in err
+    assert fast["lower"] <= refined["lower"] <= refined["upper"] <= fast["upper"]
+    assert refined["upper"] - refined["lower"] <= 1e-3 * refined["lower"]

@@ -6,6 +6,7 @@ import argparse
 import csv
 import importlib.util
 import os
+import sys
 import time
 from typing import Any
 
@@ -17,12 +18,14 @@ from gpu_rs.cli.arguments import (
     add_scope,
     add_search_seconds,
     add_target,
+    checked,
     given,
+    integer,
     short,
 )
-from gpu_rs.cli.output import EXIT_OK, fmt, interval, print_json
+from gpu_rs.cli.output import EXIT_OK, PROG, fmt, interval, print_json
 from gpu_rs.cli.progress import Progress
-from gpu_rs.common.limits import PROFILE_SEARCH_SECONDS
+from gpu_rs.common.limits import MAX_QUERIES, PROFILE_SEARCH_SECONDS
 
 MAX_GRID = 10_000
 """Most values of ``eps`` in one ``--eps-grid``."""
@@ -97,6 +100,13 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--plot", type=output_file(".png"), metavar="FILE.png", help="plot delta(eps) to FILE.png (needs matplotlib)"
     )
+    p.add_argument(
+        "--max-queries",
+        type=checked("--max-queries", integer(0, MAX_QUERIES), integer=True),
+        metavar="K",
+        help=f"at most K new tail queries (each about one tail) per delta value and order where the fast "
+        f"interval is wider than asked, 0 <= K <= {MAX_QUERIES}; default 0: the interval as it is",
+    )
     add_scope(p)
     add_search_seconds(
         p,
@@ -139,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
             scope=args.scope,
             k=args.k,
             backend=args.backend,
-            **given(rel_width=args.rel_width, search_seconds=args.search_seconds),
+            **given(rel_width=args.rel_width, search_seconds=args.search_seconds, max_queries=args.max_queries),
         )
         shown: Any = prof
         if args.releases > 1:
@@ -153,6 +163,13 @@ def run(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - start
     # eps(delta): the certified delta(eps) at the ends of its interval, the evidence for it.
     rows = list(found) if grid is not None else [d for d in (found.at_lower, found.at_upper) if d is not None]
+    unmet = sum(not d.met for d in rows)
+    if unmet and not args.max_queries:
+        print(
+            f"{PROG}: warning: {unmet} of {len(rows)} values of delta did not reach the width asked; "
+            "--max-queries K refines each with up to K tail queries (each about one tail)",
+            file=sys.stderr,
+        )
     if args.csv is not None:
         _write_csv(args.csv, rows)
     if args.plot is not None:

@@ -14,6 +14,8 @@ MAX_BITS = 1024
 """Largest number of bits per report ``L``."""
 MAX_K = 1000
 """Largest number of randomized reports per user ``k`` (SPEC §1.3)."""
+MAX_QUERIES = 100_000
+"""Most new tail queries per ``δ`` value and order of a privacy profile (``max_queries``)."""
 MAX_RELEASES = 100_000
 """Most releases composed (:func:`gpu_rs.compose`): the tilted window grows as their square root, and
 past this the width asked needs more than 4e6 frequencies (docs/composition.md §5)."""

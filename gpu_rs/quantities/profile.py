@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_rs.common.backend import get_backend
-from gpu_rs.common.limits import MAX_SEARCH_SECONDS, PROFILE_SEARCH_SECONDS
+from gpu_rs.common.limits import MAX_QUERIES, MAX_SEARCH_SECONDS, PROFILE_SEARCH_SECONDS
 from gpu_rs.common.provenance import provenance
 from gpu_rs.common.serialize import ToDict
 from gpu_rs.common.validation import Problem, check_closed_open, check_int, check_k, check_open, check_scope
@@ -149,7 +149,7 @@ def privacy_profile(
         )
     rel_width = check_open("rel_width", rel_width, 0.0, 1.0)
     abs_width = check_open("abs_width", abs_width, 0.0, 1.0)
-    max_queries = check_int("max_queries", max_queries, 0, 100_000)
+    max_queries = check_int("max_queries", max_queries, 0, MAX_QUERIES)
     search_seconds = check_closed_open("search_seconds", search_seconds, 0.0, MAX_SEARCH_SECONDS)
     be = get_backend(backend)
     plan = Plan(rel_width / 4, abs_width / 4, plan_terms(DEFAULT_MAX_TERMS, be.free_memory(), None))
