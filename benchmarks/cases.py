@@ -321,25 +321,22 @@ def lattice_forms(backend: str, repeat: int = 40) -> dict[str, Any]:
         top, length = shifts[-1], cells + shifts[-1]
         starts = xp.asarray(np.array([top - i for i in shifts]))
 
+        def loop(s=s, shifts=shifts, weights=weights, length=length):
+            return shifted_sum(s, shifts, weights, length, xp)
+
         def candidate(s=s, weights=weights, top=top, length=length, starts=starts):
             padded = xp.concat([xp.zeros(top, dtype=xp.float64), s, xp.zeros(top, dtype=xp.float64)])
             return xp.sum(windows(padded, length)[starts] * weights[:, None], axis=0)
 
-        timed = {}
-        for name, form in (
-            (
-                "loop",
-                lambda s=s, shifts=shifts, weights=weights, length=length: shifted_sum(s, shifts, weights, length, xp),
-            ),
-            ("windows", candidate),
-        ):
+        timed, last = {}, {}
+        for name, form in (("loop", loop), ("windows", candidate)):
             to_numpy(form())  # compile, allocate
             start = time.perf_counter()
             for _ in range(repeat):
                 out = form()
-            to_numpy(out)  # waits for the device
+            last[name] = to_numpy(out)  # waits for the device
             timed[name] = (time.perf_counter() - start) / repeat * 1e6
-        a, b = to_numpy(shifted_sum(s, shifts, weights, length, xp)), to_numpy(candidate())
+        a, b = last["loop"], last["windows"]
         diff = float(np.max(np.abs(a - b) / np.maximum(np.abs(a), 1e-300)))
         rows.append(
             dict(
