@@ -168,9 +168,9 @@ def growth_l(quick: bool) -> list[tuple[int, int]]:
 # Tasks (run in children; return plain JSON-ready dicts)
 
 
-def _scope(scope: str | None) -> dict[str, Any]:
-    """The ``scope`` keyword to pass: none for ``None`` (the library's default scope)."""
-    return {} if scope is None else {"scope": scope}
+def _given(**options: Any) -> dict[str, Any]:
+    """The keywords to pass: those not ``None`` (``None``: the library's default, its default scope too)."""
+    return {k: v for k, v in options.items() if v is not None}
 
 
 def exact_tail(
@@ -186,8 +186,8 @@ def exact_tail(
     """:func:`gpu_rs.tail` as a dict (``scope=None``: the default scope; ``search_seconds=None``: the library's)."""
     import gpu_rs
 
-    extra = {} if search_seconds is None else {"search_seconds": search_seconds}
-    return gpu_rs.tail(n, bits, q, eps, rel_width=rel_width, backend=backend, **_scope(scope), **extra).to_dict()
+    options = _given(scope=scope, search_seconds=search_seconds)
+    return gpu_rs.tail(n, bits, q, eps, rel_width=rel_width, backend=backend, **options).to_dict()
 
 
 def profiled(task: str, kwargs: dict[str, Any], top: int = 40) -> dict[str, Any]:
@@ -223,7 +223,7 @@ def profile_deltas(n: int, bits: int, q: float, eps: list[float], backend: str, 
     """:func:`gpu_rs.privacy_profile`'s ``δ`` at each ``ε`` of ``eps`` (``scope=None``: the default scope)."""
     import gpu_rs
 
-    profile = gpu_rs.privacy_profile(n, bits, q, backend=backend, **_scope(scope))
+    profile = gpu_rs.privacy_profile(n, bits, q, backend=backend, **_given(scope=scope))
     found = profile.delta(eps)
     return {
         "eps": [d.eps for d in found],
@@ -249,7 +249,9 @@ def calibration(
     """:func:`gpu_rs.calibrate`, summarised (``scope=None``: the default scope)."""
     import gpu_rs
 
-    c = gpu_rs.calibrate(n, bits, eps, eta, q_tol=q_tol, backend=backend, max_seconds=max_seconds, **_scope(scope))
+    c = gpu_rs.calibrate(
+        n, bits, eps, eta, q_tol=q_tol, backend=backend, max_seconds=max_seconds, **_given(scope=scope)
+    )
     t = c.tail
     three = c.three_sigma_tail
     return {
