@@ -20,11 +20,15 @@ tests/test_two_type.py checks it against the exact ratio of every histogram of s
 sampling h (a Monte Carlo estimate with its standard error, not a bound).
 
     python scripts/two_type.py 1000 5 0.2446 --eps 0.2 0.4 0.6
+
+`class_reveal` is a proven upper bound on the same δ (docs/worst-case.md §10.6, the pair-class
+reduction): one-bit problems per pair of classes {t, L − t}, exact in floats; loose, see there.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 
 import numpy as np
@@ -115,6 +119,39 @@ def ratio3(h: np.ndarray, a: int, b: int, c: int, q: float) -> np.ndarray:
     back_c = wj ** (-c)
     coef = [(phi * wk[None, :, None] ** (-k) * back_c[None, None, :]).real.mean((1, 2)) for k in (a, a + 1)]
     return (b + 1) / (a + 1) * np.exp(lu) * coef[0] / coef[1]
+
+
+def class_reveal(a: int, b: int, L: int, q: float, eps) -> tuple[np.ndarray, np.ndarray]:
+    """Upper bounds (forward, reverse) on δ of the two-type pair, per ε, by revealing every user's pair class.
+
+    A report's pair class c = min(t, L − t) has the law π_c = w_c + w_(L−c) under x and under x′ alike;
+    given it, the report is on the high side (t = L − c) with probability ρ_c = w_(L−c)/π_c under x and
+    1 − ρ_c under x′. Revealing each user's class (the changing user's too) leaves, in the changing
+    user's class, one-bit randomized response among Bin(a, π_c) reports of Ber(ρ_c) and Bin(b, π_c) of
+    Ber(1 − ρ_c), and every other class independent of the change; so δ ≤ Σ_c π_c E[δ_c].
+    """
+    lam = np.exp(np.asarray(eps, dtype=float))[:, None]
+    w, _ = class_weights(L, q)
+    out = np.zeros((2, lam.shape[0]))
+    for c in range((L + 2) // 2):
+        pi = w[c] + w[L - c] if 2 * c != L else w[c]
+        rho = w[L - c] / (w[c] + w[L - c]) if 2 * c != L else 0.5
+        pa = special.binom(a, np.arange(a + 1)) * pi ** np.arange(a + 1) * (1 - pi) ** (a - np.arange(a + 1))
+        pb = special.binom(b, np.arange(b + 1)) * pi ** np.arange(b + 1) * (1 - pi) ** (b - np.arange(b + 1))
+        for i, j in itertools.product(range(a + 1), range(b + 1)):
+            if pa[i] * pb[j] < 1e-300:
+                continue
+            ks = np.arange(i + 1)
+            base = np.convolve(
+                special.binom(i, ks) * rho**ks * (1 - rho) ** (i - ks),
+                special.binom(j, np.arange(j + 1)) * (1 - rho) ** np.arange(j + 1) * rho ** (j - np.arange(j + 1)),
+            )
+            px = np.concatenate([base * (1 - rho), [0.0]]) + np.concatenate([[0.0], base * rho])
+            pxp = np.concatenate([base * rho, [0.0]]) + np.concatenate([[0.0], base * (1 - rho)])
+            weight = pi * pa[i] * pb[j]
+            out[0] += weight * np.maximum(pxp[None, :] - lam * px[None, :], 0).sum(1)
+            out[1] += weight * np.maximum(px[None, :] - lam * pxp[None, :], 0).sum(1)
+    return out[0], out[1]
 
 
 def sample(a: int, b: int, L: int, q: float, size: int, rng: np.random.Generator) -> np.ndarray:

@@ -1619,6 +1619,30 @@ minutes.
   every-pair bound between 0.285 and 0.3019 (its floor is 0.00146 at 0.285 and 0.00076 at 0.29), but it
   needs δ₂(a, b, c) certified from above at a few hundred reports (10.2's ratio gives it exactly per
   histogram, but the histograms number about 10¹¹ at these counts).
+- **A reduction to one-bit problems per class (proven, tested, far too loose).** Item 1's third route, at
+  d = L for a background of a users at x and b at x′ (or a two-type pool's counts). A report's pair
+  class c = min(t, L − t) has the same law π_c = w_c + w_(L−c) under x and under x′, and given c the
+  report is on the high side (t = L − c) with probability ρ_c = w_(L−c)/π_c under x and 1 − ρ_c under x′.
+  Reveal every user's class, the changing user's too: the real output is a function of this richer
+  view, the classes have the same law under D and D′, and given them every class but the changing
+  user's is independent of the change. In that class the pair is one-bit randomized response with
+  flip ρ_c among Bin(a, π_c) reports of Ber(ρ_c) and Bin(b, π_c) of Ber(1 − ρ_c), so
+  δ ≤ Σ_c π_c E[δ_c], a sum of one-dimensional convolutions (`two_type.class_reveal`;
+  tests/test_worst_background.py checks it above the exact δ of small populations in both orders, and
+  equal to it at L = 1, one class). At (1000, 5, 0.2446), against 10.2's Monte Carlo:
+
+  | a, b | bound δ(0.2) / δ(0.4) / δ(0.6), forward | reverse | Monte Carlo, forward | reverse |
+  |---|---|---|---|---|
+  | 999, 0 | 0.0904 / 0.0645 / 0.0450 | 0.119 / 0.108 / 0.104 | 0.0447 / 0.0117 / 0.0018 | 0.0428 / 0.0080 / 0.00045 |
+  | 666, 333 | 0.115 / 0.0795 / 0.0501 | 0.128 / 0.106 / 0.0896 | 7.2·10⁻⁴ / 0 / 0 | 8.9·10⁻⁴ / 0 / 0 |
+
+  Two to 230 times the truth for the seed's pair, a hundred times and more for two types, and it does
+  not fall as users move to x′. The extreme class decides: {0…0, 1…1} holds π_0 = 0.25 of every user with
+  ρ_0 = 0.0036 (ε₀ = 5 log(p/q) = 5.6), so its count of high sides is nearly the number of x′-users in it,
+  and once the changing user's class is revealed one report moves it by about one standard deviation. In
+  the real output the changing user's class is hidden, and the ratio averages over classes. So the
+  coupling is proven but useless at these settings; a per-class reduction would need to keep the classes
+  hidden, and we found none.
 - **§8.4's columns.** No new bound is in the product, so §8.4 has no new column; it already has the
   cross-cloned pools' column, with its time, for the seed's L = 5 settings and for L = 8, 16 and 40
   (issue 29). The floors of 10.4 and 10.5 are lower bounds on what a form can certify, not bounds. At

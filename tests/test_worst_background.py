@@ -107,3 +107,20 @@ def test_three_type_ratio_is_exact(a, b, c, L, q):
     hs = list(den)
     exact = np.array([num[h] / den[h] for h in hs])
     assert np.allclose(two_type.ratio3(np.array(hs), a, b, c, q), exact, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "L", "q"), [(3, 1, 3, 0.2), (0, 3, 2, 0.3), (2, 2, 2, 0.1), (4, 0, 3, 0.15), (3, 2, 1, 0.2)]
+)
+def test_class_reveal_bounds_the_exact_delta(a, b, L, q):
+    """The pair-class reduction is above the exact δ in both orders, and equal to it at L = 1 (one class)."""
+    eps = [-0.3, 0.1, 0.7, 1.5]
+    fwd, rev = two_type.class_reveal(a, b, L, q, eps)
+    bg = [bits(0, L)] * a + [bits(2**L - 1, L)] * b
+    x, xp = bits(0, L), bits(2**L - 1, L)
+    for j, e in enumerate(eps):
+        exact_f = op.pair_delta([*bg, x], [*bg, xp], q, e)
+        exact_r = op.pair_delta([*bg, xp], [*bg, x], q, e)
+        assert fwd[j] >= exact_f - 1e-12 and rev[j] >= exact_r - 1e-12
+        if L == 1:
+            assert fwd[j] == pytest.approx(exact_f, abs=1e-12) and rev[j] == pytest.approx(exact_r, abs=1e-12)
