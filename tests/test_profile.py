@@ -242,8 +242,9 @@ def test_scope_all_takes_the_graded_blanket_and_a_long_batch_still_covers_every_
     """For L >= 2 the proven upper end is the least of the clone bounds and the graded blanket
     (pairs/every_pair.py): at L = 5, N = 1e4, q = 0.31 the blanket is far below the graded clone
     bound. A batch longer than ANCHORS takes the blanket of the anchor below each ε (δ does not
-    increase with ε): it stays above the exact worst δ of every pair (N = 4, L = 2) and never below
-    the values computed one ε at a time."""
+    increase with ε), lowered to the convex bound through every value (pairs/anchors.py): it stays
+    above the exact worst δ of every pair (N = 4, L = 2), and here never below the values computed
+    one ε at a time."""
     from gpu_rs.pairs import every_pair
 
     eps = np.array([0.25, 0.3])

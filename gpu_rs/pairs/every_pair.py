@@ -32,11 +32,12 @@ import numpy as np
 from gpu_rs.common.floats import UNIT
 from gpu_rs.engine.atoms import largest_loss
 from gpu_rs.pairs import blanket, clones, pools, reduction
+from gpu_rs.pairs.anchors import convex_max, next_anchor, spread_out
 
 SKIP_SIGMAS = 8.0
 """The graded bound is skipped where its lattice stops this many standard deviations below ``C``'s mean."""
 ANCHORS = 16
-"""Most values of ``ε`` per call of :meth:`Curve.deltas` at which new graded blankets are computed."""
+"""Most values of ``ε`` per call of :meth:`Curve.deltas` at which new graded blankets are computed (anchors)."""
 STEPS = tuple(0.005 * 1.25**i for i in range(40))
 """Gaps ``ε − ε'`` tried for the step from ``δ(ε')`` to the tail at ``ε`` (negative ``ε'`` allowed)."""
 BLANKET_STEPS = tuple(range(0, 27, 2))
@@ -56,16 +57,6 @@ class TailBound(NamedTuple):
     d: int
     method: str = "graded clone reduction"
     """Which bound attains it: the graded clone or blanket, the clone or the stronger clone bound."""
-
-
-def spread_out(items: list[int]) -> list[int]:
-    """``items`` middle first, then the middles of each half, and so on (a coarse-to-fine sweep)."""
-    out, halves = [], [(0, len(items))]
-    for lo, hi in halves:
-        if lo < hi:
-            out.append(items[(lo + hi) // 2])
-            halves += [(lo, (lo + hi) // 2), ((lo + hi) // 2 + 1, hi)]
-    return out
 
 
 @dataclass
@@ -159,13 +150,13 @@ class Curve:
     def deltas(self, eps: np.ndarray, decide: float = 0.0) -> np.ndarray:
         """A proven upper bound on ``δ(ε)`` over every neighbouring pair, either order, at each ``ε > 0``.
 
-        ``max_d`` of the clone bounds (:meth:`clone_bounds`), each lowered by the graded blanket: at each
-        anchor (at most :data:`ANCHORS` values of ``eps``, the least one included) the distances are taken
-        from the largest bound down (the clone bound, lowered by the blankets of the anchors below), and
-        the blanket is computed while the distance's bound exceeds the maximum so far, each only until it
-        is surely at most that maximum (``settle``: a distance below the maximum cannot raise it, and the
-        one that sets it is computed in full); each ``ε`` then takes, per distance, the least blanket of
-        an anchor at or below it. The values at the anchors are those of blankets computed in full.
+        ``max_d`` of the clone bounds (:meth:`clone_bounds`), each lowered by the graded blanket at anchors:
+        every ``ε`` of a batch of at most :data:`ANCHORS`, else that many, the least first, then where the
+        bound falls most (:func:`~gpu_rs.pairs.anchors.next_anchor`). At each, the distances are taken from
+        the largest bound down, and the blanket is computed while the distance's bound exceeds the maximum
+        so far, each only until it is surely at most that maximum (``settle``: a distance below it cannot
+        raise it). Each ``ε`` then takes, per distance, the least blanket of an anchor at or below it,
+        lowered to the convex bound through every value (:func:`~gpu_rs.pairs.anchors.convex_bound`).
 
         ``decide > 0``, for a caller that only asks whether each bound is at most ``decide`` (a root
         finder): at each anchor a distance is left as soon as its blanket is surely at most ``decide``
@@ -178,21 +169,28 @@ class Curve:
             return np.zeros(eps.shape)
         lowered = {d: values.copy() for d, values in per_d.items()}
         if self.uses_blanket:
-            order = np.argsort(eps)
-            count = eps.shape[0]
-            picks = order if count <= ANCHORS else order[np.linspace(0, count - 1, ANCHORS).astype(int)]
-            for i in sorted(picks, key=lambda j: eps[j]):
-                running = decide
-                for d in sorted(lowered, key=lambda k: -float(lowered[k][i])):
-                    if lowered[d][i] <= running:
-                        break  # no distance left can raise the maximum at this anchor
-                    value = self.blanket(d, float(eps[i]), running, settle=True)
-                    later = eps >= eps[i]  # δ(ε) does not increase with ε
-                    lowered[d][later] = np.minimum(lowered[d][later], value)
-                    if decide > 0.0 and lowered[d][i] > decide:
-                        break  # the bound at this anchor is above decide, whatever the other distances give
-                    running = max(running, float(lowered[d][i]))
-        return np.minimum(1.0, np.max(np.stack(list(lowered.values())), axis=0))
+            order, done = np.argsort(eps, kind="stable"), list[int]()
+            while len(done) < min(ANCHORS, eps.shape[0]):
+                known = np.max(np.stack([v[order] for v in lowered.values()]), axis=0)
+                at = len(done) if eps.shape[0] <= ANCHORS else next_anchor(known, done)
+                if at is None:
+                    break
+                done = sorted([*done, at])
+                self._anchor(int(order[at]), eps, lowered, decide)
+        return np.minimum(1.0, convex_max(eps, lowered, {d: largest_loss(d, self.q) for d in lowered}))
+
+    def _anchor(self, i: int, eps: np.ndarray, lowered: dict[int, np.ndarray], decide: float) -> None:
+        """The blankets at ``eps[i]``, the largest bound first, each lowering its distance's bound from there on."""
+        running = decide
+        for d in sorted(lowered, key=lambda k: -float(lowered[k][i])):
+            if lowered[d][i] <= running:
+                break  # no distance left can raise the maximum at this anchor
+            value = self.blanket(d, float(eps[i]), running, settle=True)
+            later = eps >= eps[i]  # δ(ε) does not increase with ε
+            lowered[d][later] = np.minimum(lowered[d][later], value)
+            if decide > 0.0 and lowered[d][i] > decide:
+                break  # the bound at this anchor is above decide, whatever the other distances give
+            running = max(running, float(lowered[d][i]))
 
     def _blanket_search(
         self, d: int, grid: np.ndarray, factor: np.ndarray, values: np.ndarray, start: int, floor: float
