@@ -89,4 +89,4 @@ def test_convex_bound_past_the_largest_double():
     eps = np.array([0.5, 1.0, 650.0, 800.0, 1200.0])
     values = np.array([0.3, 0.3, 1e-300, 1e-300, 5.0])
     out = convex_bound(eps, values, 1000.0)
-    assert out[0] <= 0.3 and out[1] < 0.3 and out[2] <= 1e-300 and out[3] == 1e-300 and out[4] == 0.0
+    assert out[0] <= 0.3 and out[1] <= 0.3 and out[2] <= 1e-300 and out[3] == 1e-300 and out[4] == 0.0
