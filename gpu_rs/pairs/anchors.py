@@ -8,8 +8,10 @@ the others tight:
   largest ``δ`` over any set of pairs (a supremum of convex functions). Below upper bounds ``u_i`` at
   ``λ_i``, and below 1 at ``λ = 0`` and 0 at the largest ratio ``e^{ε₀}`` of one report (no output can
   have a larger ratio), it lies below their greatest convex minorant (:func:`convex_bound`).
-* Between two anchors that bound is at most the larger of their values, so the anchors go where the
-  bound falls most between computed ones (:func:`next_anchor`): coarse to fine, wherever ``δ`` moves.
+* Between two anchors that bound is at most the larger of their values, so the anchors are spread
+  evenly over the values of ``ε`` where ``δ`` is not negligible (:func:`next_anchor`): a grid that
+  reaches far beyond (up to the largest loss, as the composition of ``k`` reports asks) would otherwise
+  leave a few anchors where ``δ`` moves.
 
 The maximum over distances needs the convex bound only of the distances that attain it (:func:`convex_max`).
 """
@@ -20,32 +22,31 @@ import itertools
 
 import numpy as np
 
-from gpu_rs.pairs.profile_grid import convex
+from gpu_rs.pairs.profile_grid import DELTA_FLOOR, convex
+
+FLOOR = DELTA_FLOOR
+"""Anchors are spread over the values of ``ε`` where the bound may exceed this (an export's end)."""
 
 LOG_LARGEST = 700.0
 """The convex bound takes points with ``ε`` below this only (``e^ε`` stays a finite double, rounded outwards)."""
 
 
 def next_anchor(values: np.ndarray, done: list[int]) -> int | None:
-    """The next anchor: the least ``ε`` first, then the middle of the gap where ``values`` falls most.
+    """The next anchor: the least ``ε``, the largest, then the middle of the widest gap between anchors up to
+    the first anchor whose value is at most :data:`FLOOR` (bisecting towards it, then spreading evenly).
 
     ``values`` is the current bound at each ``ε`` (sorted increasing), ``done`` the anchors computed,
-    sorted. The gaps lie between consecutive anchors and after the last one (to the last ``ε``, which
-    is a candidate there, and where the bound may fall to 0). ``None`` where no gap holds a candidate
-    over which ``values`` may fall.
+    sorted. ``None`` where every gap up to there is computed.
     """
-    if not done:
-        return 0
     last = values.shape[0] - 1
-    ends = done if done[-1] == last else [*done, last]
-    best, pick = 0.0, None
-    for a, b in itertools.pairwise(ends):
-        end = b == last and b not in done
-        high = b if end else b - 1  # the candidates: a + 1 ... high
-        fall = float(values[a] - (0.0 if end else values[b]))
-        if high > a and fall > best:
-            best, pick = fall, (a + 1 + high) // 2
-    return pick
+    if not done or done[-1] != last:
+        return 0 if not done else last
+    cut = next((i for i in done if values[i] <= FLOOR), last)
+    gaps = [(b - a, a) for a, b in itertools.pairwise(done) if b <= cut and b - a > 1]
+    if not gaps:
+        return None
+    width, a = max(gaps, key=lambda g: (g[0], -g[1]))
+    return a + width // 2
 
 
 def convex_bound(eps: np.ndarray, values: np.ndarray, top: float) -> np.ndarray:

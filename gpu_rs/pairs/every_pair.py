@@ -151,8 +151,8 @@ class Curve:
         """A proven upper bound on ``δ(ε)`` over every neighbouring pair, either order, at each ``ε > 0``.
 
         ``max_d`` of the clone bounds (:meth:`clone_bounds`), each lowered by the graded blanket at anchors:
-        every ``ε`` of a batch of at most :data:`ANCHORS`, else that many, the least first, then where the
-        bound falls most (:func:`~gpu_rs.pairs.anchors.next_anchor`). At each, the distances are taken from
+        every ``ε`` of a batch of at most :data:`ANCHORS`, else that many, spread where the bound is not
+        negligible (:func:`~gpu_rs.pairs.anchors.next_anchor`). At each, the distances are taken from
         the largest bound down, and the blanket is computed while the distance's bound exceeds the maximum
         so far, each only until it is surely at most that maximum (``settle``: a distance below it cannot
         raise it). Each ``ε`` then takes, per distance, the least blanket of an anchor at or below it,
