@@ -238,6 +238,18 @@ def test_scope_all_upper_end_is_the_graded_clone_bound(n, bits, q):
     assert all(math.isclose(d.budget.total, d.upper - d.lower, rel_tol=1e-9) for d in found)
 
 
+def test_scope_all_upper_end_is_the_proven_bound_even_where_the_pair_known_is_unresolved():
+    """The every-pair upper end is the proven curve's value, as for tails: where the seed's pair's own
+    interval is wider (δ(0.5) at (10⁹, 64, 0.362) is [0, 1] without tail queries) it takes the proven
+    bound too (its δ is at most every pair's), and the budget still adds up to the width."""
+    p = gpu_rs.privacy_profile(1000, 5, 0.2446, backend="numpy")
+    p.engine.hinge = None  # the pair known's intervals below as given (no tilted refinement)
+    for proven, seed in ((0.3, (0.0, 1.0)), (0.3, (0.01, 0.02)), (1e-3, (2e-3, 0.5))):
+        d = p.engine._one(0.5, {"forward": seed, "reverse": seed}, proven, None)
+        assert d.upper == max(proven, seed[0]) and d.lower == seed[0]
+        assert math.isclose(d.budget.total, d.upper - d.lower, rel_tol=1e-12, abs_tol=1e-300)
+
+
 def test_scope_all_takes_the_graded_blanket_and_a_long_batch_still_covers_every_pair():
     """For L >= 2 the proven upper end is the least of the clone bounds and the graded blanket
     (pairs/every_pair.py): at L = 5, N = 1e4, q = 0.31 the blanket is far below the graded clone

@@ -241,11 +241,12 @@ class Profile:
             # every background, pruned (pairs/background_delta.py); it contains the homogeneous pair
             lower, upper = max(lower, worst.lower), max(worst.upper, lower)
         elif proven is not None:
-            # proven for every pair; lower end: the seed's pair, or scope.known_deltas' member where larger
-            known = (lower, upper)
+            # proven for every pair (so also for the pair known: its upper end can take it, as a tail's does);
+            # lower end: the seed's pair, or scope.known_deltas' member where larger
+            known = (lower, max(lower, min(upper, proven)))
             if member is not None and member[0] > lower:
-                known = (member[0], max(member[0], min(member[1], max(upper, proven))))
-            lower, upper = known[0], max(upper, proven, known[1])
+                known = (member[0], max(member[0], min(member[1], proven)))
+            lower, upper = known[0], max(proven, known[0])
             relaxation = upper - known[1]
         budget = ErrorBudget(discretization=upper - lower - relaxation, relaxation=relaxation)
         return DeltaBound(
