@@ -1103,6 +1103,8 @@ adds:
 - (10.4) certified floors: proven lower bounds on what a pooled bound can certify at a chosen
   background, with every rounding charged against them;
 - (10.5) certified floors of the two-type pool itself, over every way of labelling the background.
+- (10.6) a reduction of two-type backgrounds to one-bit problems per pair of weight classes, proven
+  and tested, and why it is far too loose.
 
 The floors prove that **no bound of the computed pooled forms certifies η = 10⁻³ at (1000, 5, λ = 2) at
 any q ≤ 0.2997**. The forms are the clone bounds, the graded blanket and the cross-cloned homogeneous
