@@ -764,7 +764,7 @@ calibration's tail at its answer, a profile's ε asked twice).
 - **Anchors where δ is not negligible, and chords between them (proof).** A call with more than 16
   values of ε computes blankets at 16 anchors: the least and the largest ε, then bisecting towards the
   first anchor whose bound is at most 10⁻¹⁵, and the rest spread evenly before it. For every pair
-  δ(ε) = E[(P − λQ)_+] is convex and nonincreasing in λ = e^ε, so the largest δ over the pairs at
+  δ(ε) = Σ (P − λQ)_+ = E_Q[(P/Q − λ)_+] is convex and nonincreasing in λ = e^ε, so the largest δ over the pairs at
   distance d is too (a supremum of convex functions); it is 1 at λ = 0 and 0 from λ = (p/q)^d on (no
   output has a larger ratio than one report). Below upper bounds u_i at λ_i it therefore lies below the
   greatest convex minorant of (0, 1), ((p/q)^d, 0) and the (λ_i, u_i), which `pairs/anchors.py`

@@ -91,3 +91,31 @@ def test_convex_bound_past_the_largest_double():
     values = np.array([0.3, 0.3, 1e-300, 1e-300, 5.0])
     out = convex_bound(eps, values, 1000.0)
     assert out[0] <= 0.3 and out[1] <= 0.3 and out[2] <= 1e-300 and out[3] == 1e-300 and out[4] == 0.0
+
+
+def test_a_shuffled_repeated_long_batch_covers_every_pair():
+    """More values than ANCHORS, shuffled and repeated, some just below the largest loss: every value of
+    the curve stays above the exact worst δ over every pair (every distance, both orders)."""
+    n, bits, q = 4, 2, 0.2
+    top = largest_loss(bits, q)
+    eps = np.concatenate([np.linspace(0.03, 1.1 * top, 20), top * np.array([1 - 1e-3, 1 - 1e-6])])
+    eps = np.random.default_rng(5).permutation(np.concatenate([eps, eps[::3]]))
+    batch = every_pair.Curve(n, bits, q).deltas(eps)
+    worst = np.max([worst_deltas(n, bits, q, d, eps) for d in range(1, bits + 1)], axis=0)
+    assert np.all(batch >= worst), np.min(batch - worst)
+    assert np.all(batch[eps >= top] == 0.0)
+
+
+def test_convex_bound_on_a_line_rounds_outwards():
+    """Points on the line δ = 1 − λ/2 (through (0, 1) and (2, 0) too): every value of the bound is at least
+    the line's exact value at e^ε (50 digits), so the rounding of λ and of the result goes outwards."""
+    import mpmath
+
+    mpmath.mp.dps = 50
+    eps = np.linspace(0.01, math.log(2) - 1e-3, 30)
+    line = [1 - mpmath.exp(mpmath.mpf(float(e))) / 2 for e in eps]
+    values = np.array([math.nextafter(float(v), 1.0) for v in line])  # at most 2 ulp above the line
+    values[1::2] = 1.0  # unknown: the bound must come from the chords
+    out = convex_bound(eps, values, math.log(2) * (1 + 1e-15))
+    assert all(mpmath.mpf(float(v)) >= exact for v, exact in zip(out, line, strict=True))
+    assert np.all(out[1::2] < 1.0)

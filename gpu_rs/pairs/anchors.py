@@ -4,10 +4,11 @@ A graded blanket costs a lattice per ``(d, ε)``, so :meth:`gpu_rs.pairs.every_p
 it at a few *anchors* among the values of ``ε`` asked, and bounds the others from them. Two facts make
 the others tight:
 
-* ``δ(ε)`` of a pair is ``E[(P − λQ)_+]``, ``λ = e^ε``: convex and nonincreasing in ``λ``, and so is the
-  largest ``δ`` over any set of pairs (a supremum of convex functions). Below upper bounds ``u_i`` at
-  ``λ_i``, and below 1 at ``λ = 0`` and 0 at the largest ratio ``e^{ε₀}`` of one report (no output can
-  have a larger ratio), it lies below their greatest convex minorant (:func:`convex_bound`).
+* ``δ(ε)`` of a pair is ``Σ (P − λQ)_+ = E_Q[(P/Q − λ)_+]``, ``λ = e^ε``: convex and nonincreasing in
+  ``λ``, and so is the largest ``δ`` over any set of pairs (a supremum of convex functions). It is 1 at
+  ``λ = 0`` and 0 from ``λ = e^top`` on, ``top`` at least the log of the largest ratio ``(p/q)^d`` of one
+  report (no output can have a larger ratio). Below upper bounds ``u_i`` at ``λ_i`` and those two points,
+  it lies below their greatest convex minorant (:func:`convex_bound`).
 * Between two anchors that bound is at most the larger of their values, so the anchors are spread
   evenly over the values of ``ε`` where ``δ`` is not negligible (:func:`next_anchor`): a grid that
   reaches far beyond (up to the largest loss, as the composition of ``k`` reports asks) would otherwise
@@ -53,8 +54,8 @@ def convex_bound(eps: np.ndarray, values: np.ndarray, top: float) -> np.ndarray:
     """``values`` (upper bounds on a ``δ`` convex and nonincreasing in ``e^ε``, 0 from ``ε = top`` on), lowered
     to the greatest convex minorant in ``λ`` of ``(0, 1)``, ``(e^top, 0)`` and the points below ``top``
     (module docstring), then to the least value at any ``ε`` at or below (``δ`` is nonincreasing), and 0 from
-    ``top`` on. Points at ``ε >= LOG_LARGEST`` keep their values. :func:`~gpu_rs.pairs.profile_grid.convex`
-    rounds every ``λ`` outwards and the result up, in exact rationals.
+    ``top`` on. Points at ``ε >= LOG_LARGEST`` keep their values (neither hull points nor in the least value).
+    :func:`~gpu_rs.pairs.profile_grid.convex` rounds every ``λ`` outwards and the result up, in exact rationals.
     """
     below = eps < top
     out = np.zeros(eps.shape)

@@ -63,7 +63,8 @@ def convex(eps: np.ndarray, uppers: np.ndarray) -> np.ndarray:
     ``δ`` is convex, nonincreasing and below every point (``u_i >= δ(λ_i) >= δ(λ_i up)``), so below that
     minorant, which is nonincreasing: its value at ``λ_i`` rounded down is at least ``δ(λ_i)``. Raw upper
     values need not be convex (the least of several proven bounds); their chords would give
-    connect-the-dots masses that are no pair's (summing past 1, which composes to nonsense).
+    connect-the-dots masses that are no pair's (summing past 1, which composes to nonsense). A point
+    ``(ε, 0)`` may be among them where ``δ`` is 0 from that ``ε`` on (:func:`gpu_rs.pairs.anchors.convex_bound`).
     """
     points = zip(lam(eps, True), [Fraction(float(u)) for u in uppers], strict=True)
     hull = lower_hull([(Fraction(0), Fraction(1)), *points])
