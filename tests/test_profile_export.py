@@ -137,3 +137,34 @@ def test_an_all_pairs_export_is_a_pair_and_composes_like_gpu_rs():
     theirs = pld.self_compose(20).get_epsilon_for_delta(1e-6)
     ours = gpu_rs.compose(prof, times=20).epsilon(1e-6)
     assert ours.lower <= theirs <= 1.1 * ours.upper
+
+
+class _Curve:
+    """A stand-in profile whose upper δ is a given function (scope "all": both orders the same)."""
+
+    scope, rel_width = "all", 1e-3
+
+    def __init__(self, delta):
+        self.delta_of = delta
+
+    def delta(self, eps):
+        return [type("D", (), {"upper": float(self.delta_of(e))})() for e in eps]
+
+
+def test_grid_end_moves_continuously_and_its_delta_is_at_most_the_floor():
+    """δ = exp(−a ε²): as a grows the end moves by small steps (a scanned end halves or doubles), and δ there
+    is at most the floor; where δ drops to 0 at once (1 − ε/2 below 2), the end is still at most the floor."""
+    import numpy as np
+
+    from gpu_rs.pairs.profile_grid import grid_end
+
+    floor = 1e-15
+    ends = []
+    for a in np.linspace(40.0, 160.0, 61):
+        end = grid_end(_Curve(lambda e, a=a: math.exp(-a * e * e)), 4.0, floor)
+        assert math.exp(-a * end * end) <= floor
+        ends.append(end)
+    assert max(abs(np.diff(np.log(ends)))) < 0.05  # no jump between scanned points (a factor of 2 is 0.69)
+    steep = _Curve(lambda e: max(0.0, 1.0 - e / 2.0))
+    end = grid_end(steep, 2.0, floor)
+    assert max(0.0, 1.0 - end / 2.0) <= floor

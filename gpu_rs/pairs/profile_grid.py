@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from gpu_rs.common.floats import FLOOR, UNIT
+from gpu_rs.common.floats import FLOOR, SMALLEST_NORMAL, UNIT
 from gpu_rs.common.validation import check_int, check_open
 
 DISCRETIZATION = 1e-4
@@ -30,6 +30,8 @@ DELTA_FLOOR = 1e-15
 """The grid ends where the certified upper ``δ`` falls to this (or stops falling)."""
 SCAN = 16
 """Points ``ε₀ 2^−j``, ``j < SCAN``, scanned for the end of the grid."""
+AIM = 1e-3
+"""The grid's end is interpolated where ``δ`` would fall to ``AIM · delta_floor`` (:func:`grid_end`)."""
 
 Point = tuple[Fraction, Fraction]
 
@@ -88,15 +90,26 @@ def _uppers(profile: Any, found: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]
 
 
 def grid_end(profile: Any, eps0: float, delta_floor: float) -> float:
-    """The smallest scanned ``ε`` whose certified upper ``δ`` (both orders) is at most ``delta_floor``.
+    """Where the certified upper ``δ`` (both orders) falls to ``delta_floor``, moving continuously with the profile.
 
-    Where the profile cannot certify that little, the smallest scanned ``ε`` reaching the
-    least upper value found.
+    Between the scanned ``ε`` above ``AIM · delta_floor`` and the first at or below it, the point where
+    ``log δ``, linear between them, reaches that aim, if its certified ``δ`` is at most ``delta_floor``
+    (``log δ`` need not be linear: one more value checks it); else the first scanned ``ε`` at or below
+    ``delta_floor``. A grid end that jumped between scanned points would make every composition of the export
+    jump with ``q`` (a calibration's search then meets steps). Where the profile cannot certify that little,
+    the smallest scanned ``ε`` reaching the least upper value found.
     """
     scan = eps0 * 2.0 ** -np.arange(SCAN - 1, -1, -1.0)
     worst = np.maximum(*_uppers(profile, profile.delta(scan)))
     target = max(delta_floor, float(worst.min()))
-    return float(scan[np.argmax(worst <= target)])
+    fallback = float(scan[np.argmax(worst <= target)])
+    aim = AIM * delta_floor
+    j = int(np.argmax(worst <= aim))
+    if target > delta_floor or worst[j] > aim or j == 0:
+        return fallback
+    above, below = math.log(worst[j - 1]), math.log(max(float(worst[j]), SMALLEST_NORMAL))
+    end = float(scan[j - 1] + (scan[j] - scan[j - 1]) * (above - math.log(aim)) / (above - below))
+    return end if max(*_uppers(profile, profile.delta(np.array([end])))) <= delta_floor else fallback
 
 
 def one_order(steps: np.ndarray, discretization: float, own: np.ndarray, other: np.ndarray) -> tuple:
@@ -151,7 +164,9 @@ def export_grid(
     at = steps * discretization * (1.0 - 4.0 * UNIT)
     found = tuple(profile.delta(at))
     forward, reverse = _uppers(profile, found)
-    pad = (1.0 + profile.rel_width) * (1.0 + 8.0 * UNIT)  # above our upper δ between points (docstring)
+    # above our upper δ between points (docstring), where that is a curve met to the width: not a proven bound's
+    width = 0.0 if getattr(profile, "bound_only", False) else profile.rel_width
+    pad = (1.0 + width) * (1.0 + 8.0 * UNIT)
     forward, reverse = np.minimum(1.0, forward * pad), np.minimum(1.0, reverse * pad)
     remove = one_order(steps, discretization, forward, reverse)
     return Grid(discretization, steps, at, found, remove, one_order(steps, discretization, reverse, forward))

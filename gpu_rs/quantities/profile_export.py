@@ -16,7 +16,8 @@ evaluation meets its width, ``upper <= (1 + w) lower <= (1 + w) δ``, and the pa
 ``(1 + w)`` times a chord above the convex ``δ``. So ``get_epsilon_for_delta`` is at least
 the root ``inf{ε : our certified upper δ(ε) <= δ}``, which ``epsilon(δ).upper`` brackets from
 above (within ``eps_tol``). For ``scope="all"`` at several bits the upper end is the proven
-clone bound, not a convex curve met to the width, and only the first guarantee holds. Why the
+clone bound, not a convex curve met to the width, and only the first guarantee holds: its values are
+not padded (the pad would only loosen every composition, by more the coarser the width). Why the
 curve is above the true ``δ``:
 
 - ``δ`` is convex in ``λ = e^ε`` (a supremum of the affine maps ``P(S) − λ Q(S)``), and the
