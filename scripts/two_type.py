@@ -121,6 +121,12 @@ def ratio3(h: np.ndarray, a: int, b: int, c: int, q: float) -> np.ndarray:
     return (b + 1) / (a + 1) * np.exp(lu) * coef[0] / coef[1]
 
 
+def binomial_pmf(n: int, p: float) -> np.ndarray:
+    """The law of Bin(n, p) on 0 … n (floats)."""
+    k = np.arange(n + 1)
+    return special.binom(n, k) * p**k * (1 - p) ** (n - k)
+
+
 def class_reveal(a: int, b: int, L: int, q: float, eps) -> tuple[np.ndarray, np.ndarray]:
     """Upper bounds (forward, reverse) on δ of the two-type pair, per ε, by revealing every user's pair class.
 
@@ -136,16 +142,11 @@ def class_reveal(a: int, b: int, L: int, q: float, eps) -> tuple[np.ndarray, np.
     for c in range((L + 2) // 2):
         pi = w[c] + w[L - c] if 2 * c != L else w[c]
         rho = w[L - c] / (w[c] + w[L - c]) if 2 * c != L else 0.5
-        pa = special.binom(a, np.arange(a + 1)) * pi ** np.arange(a + 1) * (1 - pi) ** (a - np.arange(a + 1))
-        pb = special.binom(b, np.arange(b + 1)) * pi ** np.arange(b + 1) * (1 - pi) ** (b - np.arange(b + 1))
+        pa, pb = binomial_pmf(a, pi), binomial_pmf(b, pi)
         for i, j in itertools.product(range(a + 1), range(b + 1)):
             if pa[i] * pb[j] < 1e-300:
                 continue
-            ks = np.arange(i + 1)
-            base = np.convolve(
-                special.binom(i, ks) * rho**ks * (1 - rho) ** (i - ks),
-                special.binom(j, np.arange(j + 1)) * (1 - rho) ** np.arange(j + 1) * rho ** (j - np.arange(j + 1)),
-            )
+            base = np.convolve(binomial_pmf(i, rho), binomial_pmf(j, 1 - rho))  # high sides among the others
             px = np.concatenate([base * (1 - rho), [0.0]]) + np.concatenate([[0.0], base * rho])
             pxp = np.concatenate([base * rho, [0.0]]) + np.concatenate([[0.0], base * (1 - rho)])
             weight = pi * pa[i] * pb[j]

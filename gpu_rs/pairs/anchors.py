@@ -15,6 +15,7 @@ the others tight:
   leave a few anchors where ``δ`` moves.
 
 The maximum over distances needs the convex bound only of the distances that attain it (:func:`convex_max`).
+:func:`spread_out` orders the distances of a tail the same way, coarse to fine.
 """
 
 from __future__ import annotations
@@ -59,8 +60,9 @@ def convex_bound(eps: np.ndarray, values: np.ndarray, top: float) -> np.ndarray:
     """
     below = eps < top
     out = np.zeros(eps.shape)
-    hulled = below & (eps < LOG_LARGEST)  # e^ε a finite double (larger ε keep their values)
-    out[below & ~hulled] = values[below & ~hulled]
+    hulled = below & (eps < LOG_LARGEST)  # e^ε a finite double
+    kept = below & ~hulled  # larger ε keep their values
+    out[kept] = values[kept]
     if hulled.any():
         corner = [top] if top < LOG_LARGEST else []
         hull = convex(np.append(eps[hulled], corner), np.append(values[hulled], [0.0] * len(corner)))

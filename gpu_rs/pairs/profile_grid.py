@@ -3,7 +3,7 @@
 :func:`export_grid` is the one place that places the points of a connect-the-dots pair
 (:mod:`gpu_rs.quantities.profile_export` hands them to dp_accounting, and
 :mod:`gpu_rs.pairs.compose_pairs` turns them into exact pairs to compose). It reads any profile
-with ``scope``, ``eps_top``, ``rel_width`` and ``delta(eps)`` returning values with ``upper``
+with ``scope``, ``eps_top``, ``rel_width``, ``bound_only`` and ``delta(eps)`` returning values with ``upper``
 (and, below scope ``all``, ``forward`` and ``reverse`` ends): why each point is above the true
 ``δ`` is in :mod:`gpu_rs.quantities.profile_export`.
 """
@@ -165,7 +165,7 @@ def export_grid(
     found = tuple(profile.delta(at))
     forward, reverse = _uppers(profile, found)
     # above our upper δ between points (docstring), where that is a curve met to the width: not a proven bound's
-    width = 0.0 if getattr(profile, "bound_only", False) else profile.rel_width
+    width = 0.0 if profile.bound_only else profile.rel_width
     pad = (1.0 + width) * (1.0 + 8.0 * UNIT)
     forward, reverse = np.minimum(1.0, forward * pad), np.minimum(1.0, reverse * pad)
     remove = one_order(steps, discretization, forward, reverse)

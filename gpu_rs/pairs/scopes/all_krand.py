@@ -50,6 +50,7 @@ class _Proven:
     q: float
     scope = "all"
     rel_width = 0.0
+    bound_only = True
 
     @property
     def eps_top(self) -> float:
