@@ -18,7 +18,8 @@ import pytest
 from scipy.stats import binom
 
 import gpu_rs
-from gpu_rs.pairs import blanket, every_pair, pools
+from gpu_rs.pairs import blanket, every_pair, family_delta, pool_counts, pools
+from gpu_rs.pairs.family import Member
 
 
 def _vectors(bits):
@@ -29,12 +30,22 @@ def _change(bits, d):
     return "0" * bits, "1" * d + "0" * (bits - d)
 
 
-@pytest.mark.parametrize(("n", "bits", "q"), [(3, 3, 0.2), (4, 3, 0.3), (4, 2, 0.3), (6, 2, 0.1), (3, 4, 0.15)])
-def test_pools_cover_every_pair_of_a_small_population(n, bits, q):
+@pytest.mark.parametrize(
+    ("n", "bits", "q", "reports", "ceiling"),
+    [
+        *[(3, 3, 0.2, 500, 1.0), (4, 3, 0.3, 500, 1.0), (4, 2, 0.3, 500, 1.0), (6, 2, 0.1, 500, 1.0)],
+        *[(3, 4, 0.15, 500, 1.0), (6, 2, 0.1, 2, 1.0), (6, 2, 0.2, 1, 0.05), (5, 3, 0.2, 2, 1.0)],
+        *[(5, 3, 0.1, 1, 0.2), (4, 3, 0.3, 2, 0.01)],
+    ],
+)
+def test_pools_cover_every_pair_of_a_small_population(n, bits, q, reports, ceiling, monkeypatch):
+    """Also with the lattice stopped after ``reports`` reports, so that the larger counts take the engine's
+    members on the grid beyond (:mod:`gpu_rs.pairs.pool_counts`), from several ceilings."""
+    monkeypatch.setattr(pools, "REPORTS", reports)
     eps = (0.1, 0.8)
     for d in range(1, bits + 1):
         x, xp = _change(bits, d)
-        bound = [pools.pools_delta(n, bits, q, d, e) for e in eps]
+        bound = [pools.pools_delta(n, bits, q, d, e, ceiling=ceiling) for e in eps]
         for bg in itertools.combinations_with_replacement(_vectors(bits), n - 1):
             stats = op.pair_stats([*bg, x], [*bg, xp], q, np.exp(eps), np.array(eps))
             exact = np.maximum(stats["delta_fwd"], stats["delta_rev"])
@@ -119,6 +130,50 @@ def test_pools_beat_the_blanket_and_cover_two_type_backgrounds():
             assert max(op.pair_delta(D, Dp, q, eps), op.pair_delta(Dp, D, q, eps)) <= got, (y1, y2, k)
 
 
+@pytest.mark.parametrize(("bits", "d", "star", "q"), [(2, 2, "01", 0.2), (3, 3, "001", 0.3), (3, 2, "110", 0.15)])
+def test_members_beyond_the_lattice_against_exact_homogeneous_members(bits, d, star, q):
+    """The grid's values are nonincreasing, at most the value they start from, and at or above the exact δ of
+    the homogeneous member at each count, wherever the band of the ceiling puts the evaluations."""
+    eps = 0.3
+    x, xp = _change(bits, d)
+    member = Member(bits, d, star[:d].count("1"), star[d:].count("1"))
+    counts = (3, 4, 5, 6, 7)
+    exact = [op.pair_delta([star] * (m - 1) + [x], [star] * (m - 1) + [xp], q, eps) for m in counts]
+    for ceiling in (1.0, 0.3, 0.05, 1e-3):
+        got = pool_counts.beyond(member, q, eps, counts, 0.9, ceiling)
+        assert np.all(np.diff(got) <= 0.0) and np.all(got <= 0.9)
+        assert np.all(np.array(exact) <= got * (1.0 + 1e-12)), (ceiling, exact, got)
+
+
+def test_staircase_step_covers_poisson_binomial_counts():
+    """``E[g̃(C + 1)] <= Ψ(μ_j)`` for Poisson-binomial counts ``C`` of mean at least ``μ_j``, with ``g̃`` the staircase
+    of random nonincreasing values on a sparse grid of counts, the exact law of ``C`` by convolution."""
+    rng = np.random.default_rng(11)
+    n, reports = 60, 4
+    counts = pool_counts.points(n + 1, reports)
+    means = tuple(pools.clone_means(n).tolist())
+    for _ in range(40):
+        g = np.sort(rng.random(len(counts)))[::-1][None, :]
+        psi = pool_counts.pool_bounds(g, n, counts, means)[0]
+        probs = rng.choice([0.0, 0.05, 0.3, 0.7, 1.0], n)
+        law = np.ones(1)
+        for pi in probs:
+            law = np.convolve(law, [1.0 - pi, pi])
+        at = np.searchsorted(np.array(counts), np.arange(n + 1) + 1, side="right") - 1
+        expected = float(np.dot(law, g[0, at]))  # g̃(c + 1): the value at the last count not beyond c + 1
+        j = np.searchsorted(np.array(means), probs.sum(), side="right") - 1  # the grid's mean below E C
+        assert expected <= psi[j] + 1e-12, (expected, psi[j])
+
+
+def test_few_atoms_at_many_users_do_not_enumerate():
+    """A member with two atoms at 10⁵ users takes the hinge (the enumerated sum would build a table of 10¹⁰ floats),
+    and its certified interval holds the same δ from below and above."""
+    member = Member(4, 1, 0, 0)
+    lo, hi = family_delta.member_delta(member, 100_000, 0.2, 0.05)
+    assert 0.0 < lo <= hi < 1.0
+    assert family_delta.member_delta(member, 100_000, 0.2, 0.05, lower=False) == (0.0, hi)
+
+
 def test_hoeffding_lower_tail_against_exact_poisson_binomials():
     """Hoeffding (1956, Theorem 4): ``P(C <= k) <= P(Bin(n, μ/n) <= k)`` for ``k <= μ − 1``, exactly, on
     random and extreme (0/1-heavy) Poisson binomials; and the bound fails just above ``μ − 1``."""
@@ -144,13 +199,18 @@ def test_hoeffding_lower_tail_against_exact_poisson_binomials():
     assert fails_above > 0  # the condition k <= μ − 1 is needed
 
 
-@pytest.mark.parametrize("n", [5, 40, 999])
-def test_capped_distribution_functions_are_upper_bounds(n):
-    table = pools.capped_cdfs(n, 60)
-    for j, mu in enumerate(pools.clone_means(n)):
-        ks = np.arange(min(int(mu) - 1, 58) + 1)
-        assert np.all(table[j, ks] >= binom.cdf(ks, n, mu / n) * (1.0 - 1e-12))
-        assert np.all(table[j, ks.shape[0] :] == 0.0)
+@pytest.mark.parametrize(("n", "reports"), [(5, 60), (40, 60), (999, 60), (10**6, 100)])
+def test_capped_distribution_functions_are_upper_bounds(n, reports):
+    """Every weight of the staircase's steps at or above the binomial distribution function where Hoeffding's
+    comparison holds (``k <= μ − 1``), and 0 beyond; on the dense counts and on the grid beyond them."""
+    counts = pool_counts.points(n + 1, reports)
+    means = tuple(pools.clone_means(n).tolist())
+    table = pool_counts.capped_cdfs(n, counts, means)
+    ks = np.array(counts[1:]) - 2
+    for j, mu in enumerate(means):
+        use = ks <= int(mu) - 1
+        assert np.all(table[j, use] >= binom.cdf(ks[use], n, mu / n) * (1.0 - 1e-12))
+        assert np.all(table[j, ~use] == 0.0)
 
 
 def test_curve_takes_the_pools_into_the_minimum():
@@ -180,3 +240,24 @@ def test_the_default_tail_takes_the_pools_where_it_searches():
     assert full.upper == every_pair.curve(n, bits, q, pools=True).tail(eps).bound
     assert quick.upper == every_pair.curve(n, bits, q).tail(eps).bound
     assert quick.lower <= full.lower <= full.upper  # the search only raises the lower end
+
+
+def test_the_tail_takes_the_pools_at_every_size_from_a_minute(monkeypatch):
+    """Beyond ``POOLS_USERS`` the default tail leaves the pools out (40–50 s a tail at ``N = 10⁵`` to ``10⁷``,
+    ``L = 8``), and takes them again from ``search_seconds >= POOLS_ALL_SECONDS``."""
+    from gpu_rs.pairs.scopes import all_bound
+
+    n, bits, q, eps = 1000, 5, 0.1692, 2.0
+    monkeypatch.setattr(all_bound, "POOLS_USERS", n - 1)
+    default, minute = gpu_rs.tail(n, bits, q, eps), gpu_rs.tail(n, bits, q, eps, search_seconds=60.0)
+    assert default.upper == every_pair.curve(n, bits, q).tail(eps).bound
+    assert minute.upper == every_pair.curve(n, bits, q, pools=True).tail(eps).bound < 0.6 * default.upper
+
+
+def test_pools_at_every_count_lower_the_bound_at_many_users():
+    """At ``N = 10⁴``, ``L = 5`` the clone counts pass the lattice's 500 reports: the members beyond them lower the
+    tail by about a fifth (0.00101 → 0.00080 when measured), and it stays above the best pair known's tail."""
+    n, bits, q, eps = 10_000, 5, 0.2245, 0.6931
+    plain, pooled = every_pair.Curve(n, bits, q).tail(eps), every_pair.Curve(n, bits, q, pools=True).tail(eps)
+    assert pooled.method == "cross-cloned pools" and pooled.bound < 0.9 * plain.bound
+    assert gpu_rs.tail(n, bits, q, eps, search_seconds=0.0).lower <= pooled.bound

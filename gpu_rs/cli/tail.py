@@ -20,7 +20,7 @@ from gpu_rs.cli.arguments import (
 )
 from gpu_rs.cli.output import EXIT_OK, fmt, interval, op, print_json, relative_width, warn_unmet
 from gpu_rs.cli.progress import Progress
-from gpu_rs.common.limits import FAMILY_SECONDS, POOLS_SECONDS
+from gpu_rs.common.limits import FAMILY_SECONDS, POOLS_ALL_SECONDS, POOLS_SECONDS, POOLS_USERS
 
 
 def register(sub: Any) -> None:
@@ -44,7 +44,8 @@ def register(sub: Any) -> None:
         p,
         "search the homogeneous backgrounds for the best pair known",
         f"{FAMILY_SECONDS:g}, where the engine evaluates members for a tenth of the screening's time; above it, "
-        f"for all of S; from {POOLS_SECONDS:g} on, the upper end also tries the cross-cloned pools",
+        f"for all of S; from {POOLS_SECONDS:g} on, the upper end also tries the cross-cloned pools (up to "
+        f"{POOLS_USERS:g} users; at every N from {POOLS_ALL_SECONDS:g} on)",
     )
     add_run_options(p, json_help="print one JSON object (TailBound.to_dict()) on stdout")
     p.set_defaults(handler=run)

@@ -43,6 +43,16 @@ POOLS_SECONDS = 5.0
 settings (``gpu_rs.pairs.scopes.all_bound.POOLS_BITS``; docs/worst-case.md §8.9): the default tail's 30 s
 does, a calibration's 1 s does not (its queries would cost 5–10 times as much for a ``q`` lower by under
 1 %)."""
+POOLS_USERS = 20_000
+"""The tail's upper end tries the pools (at ``bits <= gpu_rs.pairs.scopes.all_bound.POOLS_BITS``) up to this many
+users, and at every ``N`` from ``POOLS_ALL_SECONDS`` on: with their members at every clone count
+(:mod:`gpu_rs.pairs.pool_counts`) a tail cost 3.8 s for 0.00101 → 0.00080 at
+(10⁴, 5, 0.2245, ln 2) and 10 s for 3.9e-7 → 1.1e-7 at (10⁴, 8, 0.3, 1), but 46 s for 0.167 → 0.093 at
+(10⁵, 8, 0.2, 1) and 43 s for 0.431 → 0.111 at (10⁷, 8, 0.105, 2) (docs/worst-case.md §8.9)."""
+POOLS_ALL_SECONDS = 60.0
+"""From this ``search_seconds`` on, the tail's upper end tries the pools at every number of users, not only up to
+``POOLS_USERS``: at ``N = 10⁵`` to ``10⁷`` and ``L = 8`` they cost 40–50 s a tail and
+can lower it 2–4 times (docs/worst-case.md §8.9)."""
 PROFILE_SEARCH_SECONDS = 0.5
 """Default ``search_seconds`` of ``privacy_profile``: the time limit of its search over the complement members
 (the best pair known for ``δ`` of ``scope="all"`` for ``bits >= 2``, docs/worst-case.md §9; about 0.2 s for

@@ -76,9 +76,9 @@ class Curve:
     """Whether the cross-cloned pools may lower the blanket's value (with ``blankets``)."""
     memo: dict[tuple[int, float, float, bool], float] = field(default_factory=dict, repr=False)
     """Graded blankets, under ``(d, ε, enough, settle)``, lowered by the pools where they ran."""
-    pooled: dict[tuple[int, float], float] = field(default_factory=dict, repr=False)
+    pooled: dict[tuple[int, float, float], float] = field(default_factory=dict, repr=False)
     tails: dict[float, TailBound] = field(default_factory=dict, repr=False)
-    """Tails and the pools' bounds computed, under ``ε`` and ``(d, ε)``."""
+    """Tails and the pools' bounds computed, under ``ε`` and ``(d, ε, ceiling)``."""
 
     @property
     def uses_blanket(self) -> bool:
@@ -99,9 +99,9 @@ class Curve:
             else:
                 value = blanket.blanket_delta(self.n, self.bits, self.q, d, eps, enough, settle=settle)
             if self.pools and value > max(enough, POOLS_FLOOR):
-                if (d, eps) not in self.pooled:
-                    self.pooled[d, eps] = pools.pools_delta(self.n, self.bits, self.q, d, eps)
-                value = min(value, self.pooled[d, eps])
+                if (d, eps, value) not in self.pooled:
+                    self.pooled[d, eps, value] = pools.pools_delta(self.n, self.bits, self.q, d, eps, ceiling=value)
+                value = min(value, self.pooled[d, eps, value])
             self.memo[key] = value
         return self.memo[key]
 
@@ -242,7 +242,8 @@ class Curve:
                 own = "graded clone reduction" if self.graded(d) else "clone reduction"
                 method, at = (own, d) if values[i] == graded[i] else (str(cap[1][i]), self.bits)
                 if values[i] < min(graded[i], cap[0][i]):  # the pools' value, if taken, is this float exactly
-                    pooled = self.pooled.get((d, float(grid[i])), 2.0) / factor[i] * (1.0 + 8.0 * UNIT) == values[i]
+                    at_step = [v for (dd, e, _), v in self.pooled.items() if (dd, e) == (d, float(grid[i]))]
+                    pooled = any(v / factor[i] * (1.0 + 8.0 * UNIT) == values[i] for v in at_step)
                     method, at = ("cross-cloned pools" if pooled else "graded blanket", d)
                 worst = TailBound(min(1.0, float(values[i])), float(grid[i]), at, method)  # a cap: named d = L
         return worst

@@ -59,7 +59,10 @@ MAX_TERMS = 1 << 14
 MAX_BITS = 64
 """Beyond this many bits the members are not searched (as the tail's family search, :mod:`.family_search`)."""
 MAX_COUNT_VECTORS = 200_000
-"""Where the atoms' count vectors number at most this, the hinge is summed over all of them (:func:`enumerated`)."""
+"""Where the atoms' count vectors number at most this, the hinge is summed over all of them (:func:`enumerated`)..."""
+MAX_ENUMERATED = 1000
+"""... and the users at most this (its table of binomial coefficients holds ``(n + 1)²`` floats: with one or two
+atoms the count vectors are few at any ``n``)."""
 ANCHORS_KEPT = 64
 """Settings whose search ``ε`` is remembered (:func:`best_member`; all are forgotten past it)."""
 _ANCHORS: dict[tuple[int, int, float], float] = {}
@@ -129,10 +132,11 @@ def enumerated(
 
 
 def member_delta(
-    member: Member, n: int, q: float, eps: float, upper: bool = True, width: float = REL_WIDTH
+    member: Member, n: int, q: float, eps: float, upper: bool = True, width: float = REL_WIDTH, *, lower: bool = True
 ) -> tuple[float, float]:
     """Certified ``[lower, upper]`` of the member's ``δ(ε)``, ``ε > 0``, for ``n`` users (module docstring);
-    an end not found (no tilt applies) is 0 or 1, and the upper end is 1 unless ``upper``."""
+    an end not found (no tilt applies) is 0 or 1, the upper end is 1 unless ``upper``, and the lower end 0
+    unless ``lower`` (where the many-atom hinge runs: the enumerated sum gives both at once)."""
     try:
         at = report_atoms(member, q, eps, False)
     except ValueError:  # atoms beyond float64 (tiny q with large ε)
@@ -142,7 +146,7 @@ def member_delta(
     slack = at.errors + 4.0 * UNIT * np.abs(at.values)
     low, high = at.values - 2.0 * slack, at.values + 2.0 * slack  # V̂ ∓ err, past the subtraction's rounding
     rel = at.rel + 4.0 * UNIT
-    if math.comb(n + at.values.size - 1, n) <= MAX_COUNT_VECTORS:
+    if n <= MAX_ENUMERATED and math.comb(n + at.values.size - 1, n) <= MAX_COUNT_VECTORS:
         least, most = enumerated((low, high), at.probs, rel, n)
         return least / n * (1.0 - 4.0 * UNIT), min(1.0, most / n * (1.0 + 4.0 * UNIT)) if upper else 1.0
     order = np.argsort(-at.values)
@@ -154,8 +158,8 @@ def member_delta(
     # the lower end: J = 0 (the light-conditioned law) and J = 1 (Jensen given the heavy atom)
     cond = at.probs[light] / (1.0 - pi_h)
     cond_rel = rel[light] + 2.0 * pi_h / (1.0 - pi_h) * float(rel.max()) + 4.0 * UNIT
-    found = _hinge(low[light], cond, cond_rel, n, False, width)
-    lower = 0.0
+    found = _hinge(low[light], cond, cond_rel, n, False, width) if lower else None
+    least = 0.0
     if found is not None:
         terms = cond * np.where(low[light] > 0.0, 1.0 - cond_rel, 1.0 + cond_rel) * low[light]
         mu = float(np.sum(terms)) - 4.0 * UNIT * light.sum() * float(np.sum(np.abs(terms)))
@@ -163,9 +167,9 @@ def member_delta(
         jumps = np.maximum(low[heavy] + rest, 0.0) * (1.0 - 4.0 * UNIT)
         one = float(np.sum(at.probs[heavy] * (1.0 - rel[heavy]) * jumps)) * math.exp((n - 1) * math.log1p(-pi_h))
         stay = math.exp(n * math.log1p(-pi_h))
-        lower = max(0.0, (stay * found + n * one) / n * (1.0 - 16.0 * UNIT))
+        least = max(0.0, (stay * found + n * one) / n * (1.0 - 16.0 * UNIT))
     if not upper:
-        return lower, 1.0
+        return least, 1.0
     # the upper end: the heavy atoms set to 0 in the hinge, their positive parts added
     values, probs, rels = high, at.probs, rel
     if heavy.any():
@@ -174,9 +178,9 @@ def member_delta(
         rels = np.concatenate([rel[light], [float(rel.max()) * grow + 4.0 * UNIT]])
     top = _hinge(values, probs, rels, n, True, width)
     if top is None:
-        return lower, 1.0
+        return least, 1.0
     jump = n * float(np.sum(at.probs[heavy] * (1.0 + rel[heavy]) * np.maximum(high[heavy], 0.0)))
-    return lower, max(lower, min(1.0, (top + jump) * (1.0 + 16.0 * UNIT) / n))
+    return least, max(least, min(1.0, (top + jump) * (1.0 + 16.0 * UNIT) / n))
 
 
 @dataclass(frozen=True)

@@ -32,12 +32,14 @@ from gpu_rs.common.binomial import pmf_float
 from gpu_rs.common.floats import UNIT
 from gpu_rs.engine.atoms import log_r
 from gpu_rs.pairs import blanket
-from gpu_rs.pairs.counts import OUTSIDE, binomial
+from gpu_rs.pairs.family import Member
+from gpu_rs.pairs.pool_counts import beyond, points, pool_bounds
 
 CELLS = 128
 """Lattice steps across one report's (clipped) range of ``h`` for each member (:mod:`gpu_rs.pairs.blanket`)."""
 REPORTS = 500
-"""Members are convolved up to this many reports; larger counts are charged the last value (monotonicity)."""
+"""Members are convolved up to this many reports; larger counts take the engine's certified δ on a grid
+(:mod:`gpu_rs.pairs.pool_counts`)."""
 EXACT_COUNTS = 128
 """Clone means ``μ`` tried: every integer up to this, then a geometric grid of ratio ``GROWTH`` to ``N − 1``."""
 GROWTH = 1.03
@@ -95,41 +97,6 @@ def clone_means(n: int) -> np.ndarray:
         steps = math.ceil(math.log(n / EXACT_COUNTS) / math.log(GROWTH))
         grid = np.unique(np.concatenate([grid, np.round(np.geomspace(EXACT_COUNTS, n, steps + 1)), [float(n)]]))
     return grid
-
-
-@functools.lru_cache(maxsize=8)
-def capped_cdfs(n: int, reports: int) -> np.ndarray:
-    """``F[j, k] >= P(Bin(n, μ_j / n) <= k)`` for ``k <= μ_j − 1`` and ``k < reports − 1``, else 0 (``μ_j`` of
-    :func:`clone_means`): the weights of the differences ``g(k + 1) − g(k + 2)`` in ``Ψ(μ_j)``.
-
-    ``μ_j / n`` is rounded down (a smaller mean has a larger distribution function); each partial sum of
-    the window's masses is rounded up, plus the mass below the window (:func:`gpu_rs.pairs.counts.binomial`).
-    """
-    means = clone_means(n)
-    out = np.zeros((means.shape[0], max(reports - 1, 0)))
-    for j, mu in enumerate(means):
-        top = min(int(mu) - 1, reports - 2)  # k0 = μ − 1 (an integer), and Δ_k = 0 beyond the reports
-        if top < 0:
-            continue
-        law = binomial(n, mu / n * (1.0 - 2.0 * UNIT))
-        ks = np.arange(top + 1)
-        cum = np.cumsum(law.pmf)[np.clip(ks - law.lo, 0, law.pmf.shape[0] - 1)]
-        upper = cum * (1.0 + law.rel) * (1.0 + (law.pmf.shape[0] + 4) * UNIT) + OUTSIDE
-        out[j, : top + 1] = np.minimum(1.0, np.where(ks < law.lo, OUTSIDE, upper))
-    return out
-
-
-def pool_bounds(g: np.ndarray, n: int) -> np.ndarray:
-    """``Ψ(μ_j)`` at every clone mean of :func:`clone_means` (rows of ``g``: nonincreasing ``g(1 … reports)``).
-
-    ``Ψ(μ) = g(min(μ + 1, reports)) + Σ_{k <= μ − 1} Δ_k F(k)``, every term nonnegative, rounded up.
-    """
-    reports = g.shape[1]
-    means = clone_means(n)
-    base = g[:, np.minimum(means.astype(np.int64), reports - 1)]  # g(k0 + 2) = g(μ + 1), charged g(reports) beyond
-    steps = np.maximum(g[:, :-1] - g[:, 1:], 0.0) * (1.0 + UNIT)
-    total = (base + steps @ capped_cdfs(n, reports).T) * (1.0 + 2.0 * (reports + 4) * UNIT)
-    return np.minimum(1.0, total)
 
 
 def overlap(n: int, a: int, s: int, lr: float) -> float:
@@ -200,21 +167,27 @@ def certify(n: int, rates: np.ndarray, psi: np.ndarray, means: np.ndarray, t: fl
     return bool(lam.sum() > 0.0) and need <= have
 
 
-def pools_delta(n: int, bits: int, q: float, d: int, eps: float) -> float:
+def pools_delta(n: int, bits: int, q: float, d: int, eps: float, ceiling: float = 1.0) -> float:
     """An upper bound on ``δ(ε)`` over every pair of ``n`` users at distance ``d``, either order (module docstring).
 
     The least ``Ψ`` value ``t`` (over every pool and clone mean) that :func:`certify` proves, found by
-    bisection; the largest always is (``u_c = 0``), so a value is always returned.
+    bisection; the largest always is (``u_c = 0``), so a value is always returned. Members beyond the
+    lattice's reports are evaluated where they fall from ``ceiling`` (a bound known otherwise, which the pools
+    must beat to matter) to a small share of it (:func:`gpu_rs.pairs.pool_counts.beyond`).
     """
     pools = pool_classes(bits, d)
     reports = max(1, min(REPORTS, n))
     g = np.array([member_deltas(bits, q, d, a, b, eps, reports) for a, b in pools])
     if n == 1:
         return float(g[:, 0].min())  # no background: every pool is the changing user alone
+    counts = points(n, reports)
+    if len(counts) > reports:
+        more = counts[reports:]
+        g = np.hstack([g, [beyond(Member(bits, d, *c), q, eps, more, g[i, -1], ceiling) for i, c in enumerate(pools)]])
     classes, rates = clone_rates(bits, q, d)
     rates = rates[:, [classes.index(c) for c in pools]]
-    psi = pool_bounds(g, n - 1)
     means = clone_means(n - 1)
+    psi = pool_bounds(g, n - 1, counts, tuple(means.tolist()))
     candidates = np.unique(psi)
     lo, hi = 0, candidates.shape[0] - 1
     while lo < hi:

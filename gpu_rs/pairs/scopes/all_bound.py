@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpu_rs.common.limits import FAMILY_SECONDS, POOLS_SECONDS
+from gpu_rs.common.limits import FAMILY_SECONDS, POOLS_ALL_SECONDS, POOLS_SECONDS, POOLS_USERS
 from gpu_rs.common.validation import Problem
 from gpu_rs.engine.bounds import Bounds, ErrorBudget
 from gpu_rs.engine.pipeline import Plan
@@ -26,9 +26,6 @@ POOLS_BITS = 8
 """The tail tries the cross-cloned pools (docs/worst-case.md §8.9) up to this many bits: measured, they
 cost 1–4 s a tail there (0.23 → 0.21 at (1000, 5, 0.2446, ln 2), 0.54 → 0.29 at (1000, 5, 0.1692, 2),
 0.995 → 0.815 at (1000, 8, 0.2, 2)), and 8 s for 0.987 → 0.947 at (1000, 16, 0.3, 2)."""
-POOLS_USERS = 2_000
-"""... and up to this many users: their members hold at most 500 reports, and at N = 5000 and 10⁴ (L = 5)
-they cost 0.6–1.8 s a tail for no gain."""
 
 
 def best_known(
@@ -83,8 +80,9 @@ def proven_all(
     the collapsed clone bound of :mod:`gpu_rs.pairs.clones`). Their gap is relaxation. ``pairs``
     holds three entries: the best pair known (named), then the seed's pair in both orders.
     Where the tail is asked in full (``decide = 0``, ``search_seconds >= POOLS_SECONDS`` of
-    :mod:`gpu_rs.common.limits`) at small settings (:data:`POOLS_BITS`, :data:`POOLS_USERS`) the curve
-    also tries the cross-cloned pools, never above the curve without them. ``decide > 0`` only decides
+    :mod:`gpu_rs.common.limits`) at small settings (:data:`POOLS_BITS`, ``POOLS_USERS``, every ``N`` from
+    ``POOLS_ALL_SECONDS``) the curve also tries the cross-cloned pools, never above the curve without them.
+    ``decide > 0`` only decides
     ``upper <= decide``: neither the family nor the pools are tried (the lower end is the seed's pair).
     ``search_seconds`` limits the family search (:func:`best_known`).
     """
@@ -96,8 +94,8 @@ def proven_all(
         family_note = f"homogeneous backgrounds not searched: a decision against {decide:.6g} only"
     else:
         best, family_note = best_known(prob, inclusive, plan, xp, both.pairs, best, search_seconds)
-    small = prob.bits <= POOLS_BITS and prob.n <= POOLS_USERS
-    pools = decide == 0.0 and search_seconds >= POOLS_SECONDS and small
+    users = prob.n <= POOLS_USERS or search_seconds >= POOLS_ALL_SECONDS
+    pools = decide == 0.0 and search_seconds >= POOLS_SECONDS and prob.bits <= POOLS_BITS and users
     bound, eps_step, d, method = every_pair.curve(prob.n, prob.bits, prob.q, pools=pools).tail(prob.eps)
     upper = min(1.0, bound)
     lower = best.lower
