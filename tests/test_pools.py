@@ -130,10 +130,13 @@ def test_pools_beat_the_blanket_and_cover_two_type_backgrounds():
             assert max(op.pair_delta(D, Dp, q, eps), op.pair_delta(Dp, D, q, eps)) <= got, (y1, y2, k)
 
 
+@pytest.mark.parametrize("sweep", [8, 1])
 @pytest.mark.parametrize(("bits", "d", "star", "q"), [(2, 2, "01", 0.2), (3, 3, "001", 0.3), (3, 2, "110", 0.15)])
-def test_members_beyond_the_lattice_against_exact_homogeneous_members(bits, d, star, q):
+def test_members_beyond_the_lattice_against_exact_homogeneous_members(bits, d, star, q, sweep, monkeypatch):
     """The grid's values are nonincreasing, at most the value they start from, and at or above the exact δ of
-    the homogeneous member at each count, wherever the band of the ceiling puts the evaluations."""
+    the homogeneous member at each count, wherever the band of the ceiling puts the evaluations (and with the
+    sweep's gaps doubling after one step)."""
+    monkeypatch.setattr(pool_counts, "SWEEP_STEPS", sweep)
     eps = 0.3
     x, xp = _change(bits, d)
     member = Member(bits, d, star[:d].count("1"), star[d:].count("1"))

@@ -28,7 +28,14 @@ GROWTH = 1.25
 """Ratio of the grid of counts beyond the lattice's reports."""
 SWEEP_SHARE = 1e-4
 """Beyond the lattice, a member is evaluated from the first grid count where it is at most the ceiling (found
-by bisection) upwards, until it falls to this share of the ceiling; the larger counts keep that value."""
+by bisection) upwards, until it falls to this share of the ceiling; the larger counts keep that value..."""
+SWEEP_STEPS = 8
+"""... at every grid count for this many, then at gaps that double (at L = 40 a member falls slowly and costs
+0.1 s a count: 589 evaluations at one ``(d, ε)`` one by one, 173 doubling from the start, the same bound; at
+L = 8 doubling from the start loosened it by up to a third, after 8 steps not at all)."""
+MAX_BITS = 16
+"""Members beyond the lattice are evaluated up to this many bits (at L = 40 one ``(d, ε)`` takes about 20 s
+for δ 0.203 → 0.166, and a tail visits dozens; docs/worst-case.md §8.9)."""
 
 
 @functools.lru_cache(maxsize=16)
@@ -45,7 +52,8 @@ def points(users: int, reports: int) -> tuple[int, ...]:
 def beyond(member: Member, q: float, eps: float, counts: tuple[int, ...], start: float, ceiling: float) -> np.ndarray:
     """Upper bounds on the member's ``g`` at ``counts`` (increasing, all beyond the lattice), nonincreasing and at
     most ``start`` (a bound at a smaller count): the engine's certified upper ends at the counts of the band
-    where ``g`` falls from ``ceiling`` to ``SWEEP_SHARE`` of it, and at each other count the value before it."""
+    where ``g`` falls from ``ceiling`` to ``SWEEP_SHARE`` of it (:data:`SWEEP_STEPS`), and at each other count the
+    value before it."""
     found: dict[int, float] = {}
 
     def value(i: int) -> float:
@@ -58,8 +66,10 @@ def beyond(member: Member, q: float, eps: float, counts: tuple[int, ...], start:
         while lo < hi:  # the first count at most the ceiling (the computed ends need not fall exactly)
             mid = (lo + hi) // 2
             lo, hi = (lo, mid) if value(mid) <= ceiling else (mid + 1, hi)
+        steps = 0
         while lo < len(counts) and value(lo) > ceiling * SWEEP_SHARE:
-            lo += 1
+            steps += 1
+            lo += 1 if steps <= SWEEP_STEPS else 2 ** (steps - SWEEP_STEPS)
     out = np.full(len(counts), start)
     for i, v in found.items():
         out[i] = min(start, v)

@@ -31,7 +31,7 @@ from scipy.optimize import linprog
 from gpu_rs.common.binomial import pmf_float
 from gpu_rs.common.floats import UNIT
 from gpu_rs.engine.atoms import log_r
-from gpu_rs.pairs import blanket
+from gpu_rs.pairs import blanket, pool_counts
 from gpu_rs.pairs.family import Member
 from gpu_rs.pairs.pool_counts import beyond, points, pool_bounds
 
@@ -173,14 +173,15 @@ def pools_delta(n: int, bits: int, q: float, d: int, eps: float, ceiling: float 
     The least ``Ψ`` value ``t`` (over every pool and clone mean) that :func:`certify` proves, found by
     bisection; the largest always is (``u_c = 0``), so a value is always returned. Members beyond the
     lattice's reports are evaluated where they fall from ``ceiling`` (a bound known otherwise, which the pools
-    must beat to matter) to a small share of it (:func:`gpu_rs.pairs.pool_counts.beyond`).
+    must beat to matter) to a small share of it (:func:`gpu_rs.pairs.pool_counts.beyond`), up to
+    :data:`gpu_rs.pairs.pool_counts.MAX_BITS` bits; beyond, counts above the lattice are charged its last value.
     """
     pools = pool_classes(bits, d)
     reports = max(1, min(REPORTS, n))
     g = np.array([member_deltas(bits, q, d, a, b, eps, reports) for a, b in pools])
     if n == 1:
         return float(g[:, 0].min())  # no background: every pool is the changing user alone
-    counts = points(n, reports)
+    counts = points(n, reports) if bits <= pool_counts.MAX_BITS else points(reports, reports)
     if len(counts) > reports:
         more = counts[reports:]
         g = np.hstack([g, [beyond(Member(bits, d, *c), q, eps, more, g[i, -1], ceiling) for i, c in enumerate(pools)]])
