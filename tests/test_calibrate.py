@@ -337,6 +337,27 @@ def test_reachable_when_eta_above_the_floor(gpu_rs):
     assert c.tail.upper <= 0.3
 
 
+def test_search_seconds_from_a_minute_calibrate_with_the_pools(gpu_rs):
+    """``search_seconds >= 60`` makes every query's upper end try the cross-cloned pools (docs/worst-case.md
+    §8.9): a smaller ``q``, certified by the pooled curve, whose ``q − q_tol`` that curve does not certify, and
+    still above the homogeneous pair's calibration (a pair of the scope)."""
+    from gpu_rs.pairs import every_pair
+
+    n, bits, eps, eta = 200, 3, 1.5, 0.05
+    plain = gpu_rs.calibrate(n, bits, eps=eps, eta=eta)
+    pooled = gpu_rs.calibrate(n, bits, eps=eps, eta=eta, search_seconds=60.0)
+    homogeneous = gpu_rs.calibrate(n, bits, eps=eps, eta=eta, scope="homogeneous")
+    assert homogeneous.q < pooled.q < 0.97 * plain.q
+    assert pooled.tail.upper == every_pair.curve(n, bits, pooled.q, pools=True).tail(eps).bound <= eta
+    below = pooled.q - pooled.q_tol
+    assert every_pair.curve(n, bits, below, pools=True).tail(eps).bound > eta
+    assert pooled.provenance["arguments"]["search_seconds"] == 60.0
+    with pytest.raises(ValueError, match="search_seconds applies to eta calibrations only"):
+        gpu_rs.calibrate(n, bits, eps=eps, delta=1e-3, search_seconds=60.0)
+    with pytest.raises(ValueError, match=r"search_seconds must be a number in \[0, 86400\)"):
+        gpu_rs.calibrate(n, bits, eps=eps, eta=eta, search_seconds=-1.0)
+
+
 @pytest.mark.parametrize("target", [dict(eta=1e-3), dict(delta=1e-3)])
 def test_time_limit_stops_with_an_estimate(gpu_rs, target):
     """A calibration predicted past ``max_seconds`` stops after the query that shows it, with the estimate."""

@@ -12,10 +12,18 @@ from gpu_rs.calibration.profile_target import calibrate_delta
 from gpu_rs.calibration.results import Calibration, ProfileCalibration
 from gpu_rs.calibration.search import Queries, smallest_q
 from gpu_rs.common.floats import FLOOR
-from gpu_rs.common.limits import CALIBRATION_SEARCH_SECONDS, MAX_CALIBRATION_SECONDS, MAX_RELEASES, MIN_TARGET, Q_RTOL
+from gpu_rs.common.limits import (
+    CALIBRATION_SEARCH_SECONDS,
+    MAX_CALIBRATION_SECONDS,
+    MAX_RELEASES,
+    MAX_SEARCH_SECONDS,
+    MIN_TARGET,
+    Q_RTOL,
+)
 from gpu_rs.common.provenance import provenance
 from gpu_rs.common.validation import (
     Problem,
+    check_closed_open,
     check_int,
     check_k,
     check_open,
@@ -46,6 +54,7 @@ def calibrate(
     backend: str = "auto",
     progress: Callable[[dict[str, Any]], Any] | None = None,
     max_seconds: float = MAX_CALIBRATION_SECONDS,
+    search_seconds: float | None = None,
 ) -> Calibration | ProfileCalibration:
     """The smallest ``q`` (within a tolerance) whose certified upper tail is ``<= eta`` (or ``δ(ε) <= delta``).
 
@@ -93,6 +102,13 @@ def calibrate(
         query's time for each query a calibration typically still makes is the estimate; beyond
         the limit the calibration stops with :class:`~gpu_rs.TimeBudgetError` and the estimate
         (targets near ``1e-30`` or a fine ``rel_width`` make each query take seconds).
+    search_seconds : float, optional
+        With ``eta``, ``scope="all"`` and ``bits >= 2``: the ``search_seconds`` of every tail query
+        (:func:`gpu_rs.tail`), ``0 <= search_seconds < 86400``; default 1 (its family search, the answer's
+        lower end, only where it fits). From 60 on, every query's upper end also tries the cross-cloned
+        pools at ``bits <= 8`` (docs/worst-case.md §8.9): at ``n = 10⁷``, ``bits = 8``, ``eps = 2``,
+        ``eta = 1e-3`` they certify ``q = 0.1169`` where the default certifies ``0.1279`` (the homogeneous
+        pair ``0.1077``), but each query takes about 45 s there instead of 0.1 s: raise ``max_seconds``.
 
     Returns
     -------
@@ -131,6 +147,10 @@ def calibrate(
     q_tol = None if q_tol is None else check_q_tol(q_tol)
     rel_width = check_rel_width(rel_width)
     max_seconds = check_open("max_seconds", max_seconds, 0.0, math.inf)
+    if search_seconds is not None and delta is not None:
+        raise ValueError(f"search_seconds applies to eta calibrations only: got {search_seconds!r} with delta")
+    search = CALIBRATION_SEARCH_SECONDS if search_seconds is None else search_seconds
+    search = check_closed_open("search_seconds", search, 0.0, MAX_SEARCH_SECONDS)
     releases = check_int("releases", releases, 1, MAX_RELEASES)
     if releases > 1 and delta is None:
         raise ValueError(f"releases must be 1 with eta: got {releases} (compose releases with delta=...)")
@@ -186,7 +206,7 @@ def calibrate(
             abs_width=abs_width,
             backend=backend,
             decide=decide,
-            search_seconds=CALIBRATION_SEARCH_SECONDS,
+            search_seconds=search,
         )
         return b, b.seconds
 

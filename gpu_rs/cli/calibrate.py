@@ -14,13 +14,16 @@ from gpu_rs.cli.arguments import (
     add_releases,
     add_run_options,
     add_scope,
+    add_search_seconds,
     add_target,
+    between,
+    checked,
     eps_kwargs,
     given,
 )
 from gpu_rs.cli.output import EXIT_OK, PROG, fmt, interval, op, print_json, verdict, warn_unmet
 from gpu_rs.cli.progress import Progress
-from gpu_rs.common.limits import Q_RTOL
+from gpu_rs.common.limits import CALIBRATION_SEARCH_SECONDS, MAX_CALIBRATION_SECONDS, POOLS_ALL_SECONDS, Q_RTOL
 
 
 def register(sub: Any) -> None:
@@ -40,6 +43,20 @@ def register(sub: Any) -> None:
     add_rel_width(p, "relative width of each tail bound")
     add_releases(p, "with --delta: the q that meets (eps, delta) after T independent releases")
     add_scope(p)
+    add_search_seconds(
+        p,
+        "with --eta: the answer's tail searches the homogeneous backgrounds (its lower end)",
+        f"{CALIBRATION_SEARCH_SECONDS:g}; from {POOLS_ALL_SECONDS:g} on, every query's upper end also tries the "
+        "cross-cloned pools at bits <= 8 (a smaller q at many users per vector, about 45 s a query at "
+        "n = 1e7, bits = 8: raise --max-seconds)",
+    )
+    p.add_argument(
+        "--max-seconds",
+        type=checked("--max-seconds", between(0.0, float("inf"))),
+        metavar="T",
+        help=f"stop with an estimate where the calibration is predicted to take longer, T > 0 "
+        f"(default {MAX_CALIBRATION_SECONDS:g})",
+    )
     add_run_options(p, json_help="print one JSON object (Calibration.to_dict()) on stdout")
     p.set_defaults(handler=run)
 
@@ -73,7 +90,12 @@ def run(args: argparse.Namespace) -> int:
             backend=args.backend,
             progress=step,
             **eps_kwargs(args),
-            **given(q_tol=args.q_tol, rel_width=args.rel_width),
+            **given(
+                q_tol=args.q_tol,
+                rel_width=args.rel_width,
+                search_seconds=args.search_seconds,
+                max_seconds=args.max_seconds,
+            ),
         )
     if not isinstance(c, gpu_rs.Calibration):
         return print_delta_calibration(c, args.json)

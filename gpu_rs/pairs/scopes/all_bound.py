@@ -82,8 +82,8 @@ def proven_all(
     Where the tail is asked in full (``decide = 0``, ``search_seconds >= POOLS_SECONDS`` of
     :mod:`gpu_rs.common.limits`) at small settings (:data:`POOLS_BITS`, ``POOLS_USERS``, every ``N`` from
     ``POOLS_ALL_SECONDS``) the curve also tries the cross-cloned pools, never above the curve without them.
-    ``decide > 0`` only decides
-    ``upper <= decide``: neither the family nor the pools are tried (the lower end is the seed's pair).
+    ``decide > 0`` only decides ``upper <= decide``: the family is not searched (the lower end is the seed's
+    pair), and the pools are tried only from ``POOLS_ALL_SECONDS`` on (a calibration asks so).
     ``search_seconds`` limits the family search (:func:`best_known`).
     """
     both = homogeneous(prob, inclusive, plan, xp)
@@ -94,8 +94,9 @@ def proven_all(
         family_note = f"homogeneous backgrounds not searched: a decision against {decide:.6g} only"
     else:
         best, family_note = best_known(prob, inclusive, plan, xp, both.pairs, best, search_seconds)
-    users = prob.n <= POOLS_USERS or search_seconds >= POOLS_ALL_SECONDS
-    pools = decide == 0.0 and search_seconds >= POOLS_SECONDS and prob.bits <= POOLS_BITS and users
+    every = search_seconds >= POOLS_ALL_SECONDS  # every N, and decisions too (a calibration that asks for them)
+    users = prob.n <= POOLS_USERS or every
+    pools = (decide == 0.0 or every) and search_seconds >= POOLS_SECONDS and prob.bits <= POOLS_BITS and users
     bound, eps_step, d, method = every_pair.curve(prob.n, prob.bits, prob.q, pools=pools).tail(prob.eps)
     upper = min(1.0, bound)
     lower = best.lower
