@@ -177,6 +177,22 @@ def test_few_atoms_at_many_users_do_not_enumerate():
     assert family_delta.member_delta(member, 100_000, 0.2, 0.05, lower=False) == (0.0, hi)
 
 
+def test_tiny_members_are_not_lost_to_underflow():
+    """At 1000 users and one bit the member's δ(ln 2) is about 1e-82: its count vectors are few, but their weights
+    ``q^k`` underflow, which the enumerated sum would not charge (its upper end was 0). It now takes the hinge,
+    whose interval holds the exact value (exact rationals: ``Bin(999, q)`` plus the changing user)."""
+    n, q, eps = 1000, 0.2, math.log(2)
+    qf = Fraction(q)
+    pf, lam = 1 - qf, Fraction(2)
+    base = [math.comb(n - 1, k) * qf**k * pf ** (n - 1 - k) for k in range(n)]
+    after = [(base[k] * qf if k < n else 0) + (base[k - 1] * pf if k > 0 else 0) for k in range(n + 1)]
+    before = [(base[k] * pf if k < n else 0) + (base[k - 1] * qf if k > 0 else 0) for k in range(n + 1)]
+    exact = sum(max(a - lam * b, Fraction(0)) for a, b in zip(after, before, strict=True))
+    lo, hi = family_delta.member_delta(Member(1, 1, 0, 0), n, q, eps)
+    assert 0.0 < exact < 1e-70
+    assert Fraction(lo) <= exact <= Fraction(hi), (lo, float(exact), hi)
+
+
 def test_hoeffding_lower_tail_against_exact_poisson_binomials():
     """Hoeffding (1956, Theorem 4): ``P(C <= k) <= P(Bin(n, μ/n) <= k)`` for ``k <= μ − 1``, exactly, on
     random and extreme (0/1-heavy) Poisson binomials; and the bound fails just above ``μ − 1``."""

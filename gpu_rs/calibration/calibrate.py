@@ -107,7 +107,7 @@ def calibrate(
         (:func:`gpu_rs.tail`), ``0 <= search_seconds < 86400``; default 1 (its family search, the answer's
         lower end, only where it fits). From 60 on, every query's upper end also tries the cross-cloned
         pools at ``bits <= 8`` (docs/worst-case.md §8.9): at ``n = 10⁷``, ``bits = 8``, ``eps = 2``,
-        ``eta = 1e-3`` they certify ``q = 0.1169`` where the default certifies ``0.1279`` (the homogeneous
+        ``eta = 1e-3`` they certify ``q = 0.1168`` where the default certifies ``0.1279`` (the homogeneous
         pair ``0.1077``), but each query takes about 45 s there instead of 0.1 s: raise ``max_seconds``.
 
     Returns

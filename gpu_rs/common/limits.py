@@ -51,8 +51,9 @@ users, and at every ``N`` from ``POOLS_ALL_SECONDS`` on: with their members at e
 (10⁵, 8, 0.2, 1) and 43 s for 0.431 → 0.111 at (10⁷, 8, 0.105, 2) (docs/worst-case.md §8.9)."""
 POOLS_ALL_SECONDS = 60.0
 """From this ``search_seconds`` on, the tail's upper end tries the pools at every number of users, not only up to
-``POOLS_USERS``: at ``N = 10⁵`` to ``10⁷`` and ``L = 8`` they cost 40–50 s a tail and
-can lower it 2–4 times (docs/worst-case.md §8.9)."""
+``POOLS_USERS``, and in decisions too (``calibrate(..., search_seconds=60)`` asks every query so): at
+``N = 10⁵`` to ``10⁷`` and ``L = 8`` they cost 40–50 s a tail and can lower it 2–4 times (docs/worst-case.md
+§8.9)."""
 PROFILE_SEARCH_SECONDS = 0.5
 """Default ``search_seconds`` of ``privacy_profile``: the time limit of its search over the complement members
 (the best pair known for ``δ`` of ``scope="all"`` for ``bits >= 2``, docs/worst-case.md §9; about 0.2 s for

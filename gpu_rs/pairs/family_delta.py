@@ -62,7 +62,9 @@ MAX_COUNT_VECTORS = 200_000
 """Where the atoms' count vectors number at most this, the hinge is summed over all of them (:func:`enumerated`)..."""
 MAX_ENUMERATED = 1000
 """... and the users at most this (its table of binomial coefficients holds ``(n + 1)²`` floats: with one or two
-atoms the count vectors are few at any ``n``)."""
+atoms the count vectors are few at any ``n``), and the least probability to the power ``n`` at least
+``e^LOG_ENUMERATED``: no weight of the sum can underflow (a lost weight would not be charged)."""
+LOG_ENUMERATED = -640.0
 ANCHORS_KEPT = 64
 """Settings whose search ``ε`` is remembered (:func:`best_member`; all are forgotten past it)."""
 _ANCHORS: dict[tuple[int, int, float], float] = {}
@@ -146,7 +148,8 @@ def member_delta(
     slack = at.errors + 4.0 * UNIT * np.abs(at.values)
     low, high = at.values - 2.0 * slack, at.values + 2.0 * slack  # V̂ ∓ err, past the subtraction's rounding
     rel = at.rel + 4.0 * UNIT
-    if n <= MAX_ENUMERATED and math.comb(n + at.values.size - 1, n) <= MAX_COUNT_VECTORS:
+    few = n <= MAX_ENUMERATED and math.comb(n + at.values.size - 1, n) <= MAX_COUNT_VECTORS
+    if few and n * math.log(float(at.probs.min())) > LOG_ENUMERATED:
         least, most = enumerated((low, high), at.probs, rel, n)
         return least / n * (1.0 - 4.0 * UNIT), min(1.0, most / n * (1.0 + 4.0 * UNIT)) if upper else 1.0
     order = np.argsort(-at.values)
