@@ -47,7 +47,8 @@ POOLS_USERS = 20_000
 """The tail's upper end tries the pools (at ``bits <= gpu_rs.pairs.scopes.all_bound.POOLS_BITS``) up to this many
 users, and at every ``N`` from ``POOLS_ALL_SECONDS`` on: with their members at every clone count
 (:mod:`gpu_rs.pairs.pool_counts`) a tail cost 3.8 s for 0.00101 → 0.00080 at
-(10⁴, 5, 0.2245, ln 2) and 10 s for 3.9e-7 → 1.1e-7 at (10⁴, 8, 0.3, 1), but 46 s for 0.167 → 0.093 at
+(10⁴, 5, 0.2245, ln 2), 10 s for 3.9e-7 → 1.1e-7 at (10⁴, 8, 0.3, 1) and 31 s for 0.473 → 0.347 at
+(2·10⁴, 8, 0.2, 1.5), but 46 s for 0.167 → 0.093 at
 (10⁵, 8, 0.2, 1) and 43 s for 0.431 → 0.111 at (10⁷, 8, 0.105, 2) (docs/worst-case.md §8.9)."""
 POOLS_ALL_SECONDS = 60.0
 """From this ``search_seconds`` on, the tail's upper end tries the pools at every number of users, not only up to

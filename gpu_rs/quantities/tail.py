@@ -93,7 +93,7 @@ def tail(
         ``bits = 64``); the engine then evaluates the most promising members for a tenth of that time,
         or for all of ``search_seconds`` where it is above the default (docs/worst-case.md §5a). ``0``
         skips the search; from 5 s on, the upper end also tries the cross-cloned pools at ``bits <= 8``,
-        ``n <= 20000`` (§8.9; about 1–10 s there), and from 60 s on at every ``n``, with ``decide`` too
+        ``n <= 20000`` (§8.9; about 1–30 s there), and from 60 s on at every ``n``, with ``decide`` too
         (40–50 s a tail at ``bits = 8``, ``n = 10⁵`` to ``10⁷``, where they lower it 2–4 times).
 
     Returns
