@@ -21,9 +21,14 @@ ROWS = (
     (1000, 5, 0.2446, math.log(2.0)),
     (1000, 5, 0.1692, 2.0),
     (5000, 5, 0.1778, math.log(2.0)),
+    (10**4, 5, 0.2245, math.log(2.0)),
+    (2 * 10**4, 8, 0.2, 1.5),
+    (10**5, 8, 0.2, 1.0),
     (10**7, 8, 0.105, 2.0),
     (10**7, 16, 0.2348, 2.0),
 )
+"""The seed's L = 5 settings, then settings with many users per vector, where the pools' members reach past
+their lattice's 500 reports (issue 32: members at every clone count)."""
 LARGE = ((10**7, 40, 0.351, 2.0),)
 
 
