@@ -9,7 +9,8 @@ GUARANTEES = {
     "general: see docs/worst-case.md",
     ("tail", "all"): "proven for every neighbouring collection",
     ("tail", "all-bound"): "proven upper bound for every neighbouring collection (graded clone and blanket "
-    "reductions, never above the stronger clone bound: docs/worst-case.md §8); lower end: the largest tail found "
+    "reductions and, where tried, cross-cloned pools, never above the stronger clone bound: docs/worst-case.md §8; "
+    "`method` names the one attained); lower end: the largest tail found "
     "over the homogeneous backgrounds (pairs[0] names it); estimate: that pair's, not the midpoint",
     ("tail", "background"): "one homogeneous background only (n − 1 users at `background`, one user changing), "
     "both orders",
