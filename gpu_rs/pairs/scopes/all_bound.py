@@ -95,8 +95,8 @@ def proven_all(
     else:
         best, family_note = best_known(prob, inclusive, plan, xp, both.pairs, best, search_seconds)
     every = search_seconds >= POOLS_ALL_SECONDS  # every N, and decisions too (a calibration that asks for them)
-    users = prob.n <= POOLS_USERS or every
-    pools = (decide == 0.0 or every) and search_seconds >= POOLS_SECONDS and prob.bits <= POOLS_BITS and users
+    small = decide == 0.0 and search_seconds >= POOLS_SECONDS and prob.n <= POOLS_USERS
+    pools = prob.bits <= POOLS_BITS and (every or small)
     bound, eps_step, d, method = every_pair.curve(prob.n, prob.bits, prob.q, pools=pools).tail(prob.eps)
     upper = min(1.0, bound)
     lower = best.lower
